@@ -1,0 +1,1 @@
+"""Configuration: pydantic schema (``schema``), layered loading (``loader``), shipped lists."""

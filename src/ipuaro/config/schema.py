@@ -1,0 +1,224 @@
+"""Every configuration key, validated with pydantic. Field docstrings are the documentation.
+
+Keys use the concept's camelCase names in JSON (``contextWindow``); Python code uses snake_case.
+Unknown keys are errors, so a typo never silently does nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+        validate_assignment=True,
+    )
+
+
+class RedisConfig(Section):
+    host: str = "localhost"
+    """Redis host (only used when ``store.backend`` is ``redis``)."""
+    port: int = Field(6379, ge=1, le=65535)
+    """Redis TCP port."""
+    db: int = Field(0, ge=0)
+    """Redis logical database number."""
+    password: str | None = None
+    """Redis password, if the server requires one."""
+    enforce_aof: bool = False
+    """If true, turn on ``appendonly yes`` at connect when it is off (otherwise only warn)."""
+
+
+class LlmConfig(Section):
+    provider: Literal["ollama", "openai"] = "ollama"
+    """``ollama`` (native /api/chat) or ``openai`` (any OpenAI-compatible /v1 server)."""
+    model: str = "qwen2.5-coder:7b-instruct"
+    """Model name as the server knows it."""
+    base_url: str | None = None
+    """Server URL; default http://localhost:11434 (ollama) or http://localhost:8080/v1 (openai)."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """Name of the environment variable holding the API key (openai provider)."""
+    context_window: int | None = Field(128_000, ge=512)
+    """Context window (num_ctx) fixed for a session; null means: ask the server for the model's."""
+    temperature: float = Field(0.1, ge=0.0, le=2.0)
+    """Sampling temperature."""
+    system_prompt_language: str = "en"
+    """Language of the system prompt (answers follow the user's language)."""
+    tool_format: Literal["auto", "native", "xml", "react", "json"] = "auto"
+    """How tools are offered: native tool calls, or a text protocol; ``auto`` picks per model."""
+    auto_retry: bool = False
+    """Retry retryable model errors automatically instead of asking the user."""
+    cache: bool = False
+    """Reserved: cache identical model requests."""
+    keep_alive: str = "30m"
+    """Ollama ``keep_alive`` sent on every request so the model stays loaded."""
+    timeout: float = Field(300.0, gt=0)
+    """Seconds to wait for a model response (between streamed chunks)."""
+    max_turns: int = Field(50, ge=1)
+    """Most model turns for one user request before the agent stops."""
+
+
+class ProjectConfig(Section):
+    scope: Literal["repository", "directory"] = "repository"
+    """``repository``: the whole project root; ``directory``: only the folder opened."""
+    ignore_patterns: list[str] = Field(
+        default_factory=lambda: ["node_modules", "dist", "build", ".git", "*.min.js"]
+    )
+    """gitignore-style patterns never indexed (added to .gitignore rules)."""
+    binary_extensions: list[str] = Field(
+        default_factory=lambda: [".png", ".jpg", ".pdf", ".zip", ".woff"]
+    )
+    """Extensions stored as metadata only (more are detected by content)."""
+    protected_paths: list[str] = Field(
+        default_factory=lambda: [
+            ".env",
+            ".env.*",
+            "!.env.example",
+            "*.pem",
+            "*.key",
+            "*.p12",
+            "id_rsa*",
+            "**/secrets/**",
+            ".git/**",
+        ]
+    )
+    """gitignore-style patterns of files the agent may never edit, create or delete."""
+
+
+class SessionConfig(Section):
+    persist_indefinitely: bool = True
+    """Keep sessions forever (until deleted)."""
+    max_history_messages: int = Field(100, ge=1)
+    """Most messages kept in a session's visible history."""
+    save_input_history: bool = True
+    """Persist what the user typed, for ↑/↓."""
+
+
+class ContextConfig(Section):
+    system_prompt_tokens: int = Field(2000, ge=100)
+    """Token budget of the system prompt."""
+    structure_tokens: int = Field(10_000, ge=500)
+    """Token budget of structure + AST summary at a 128K window (scaled to the real window)."""
+    max_context_usage: float = Field(0.8, gt=0, le=1)
+    """Fraction of the window the agent may fill."""
+    auto_compress_at: float = Field(0.8, gt=0, le=1)
+    """Compact the conversation when it fills this fraction of the window."""
+    compression_method: Literal["llm-summary", "truncate"] = "llm-summary"
+    """How to compact: summarise old turns with the model, or just drop them."""
+
+
+class WatchdogConfig(Section):
+    debounce_ms: int = Field(500, ge=0)
+    """Group file changes arriving within this many milliseconds."""
+    enabled: bool = True
+    """Watch the project for changes while a session runs."""
+
+
+class CommandsConfig(Section):
+    timeout: float | None = None
+    """Seconds before a command is killed; null means no limit (the per-call cap still applies)."""
+    max_timeout: float = Field(600.0, gt=0)
+    """Hard cap for any one command, seconds."""
+    output_limit_bytes: int = Field(8192, ge=256)
+    """Command output kept for the model (head and tail)."""
+
+
+class UndoConfig(Section):
+    stack_size: int = Field(10, ge=1, le=1000)
+    """How many applied changes can be undone."""
+
+
+class EditConfig(Section):
+    always_confirm: bool = True
+    """Ask before every edit unless auto-apply is on."""
+    auto_apply: bool = False
+    """Apply edits without asking."""
+    show_diff: bool = True
+    """Show a diff for every proposed edit."""
+    diff_format: Literal["inline-highlights", "unified"] = "inline-highlights"
+    """How diffs are drawn."""
+    syntax_highlight: bool = True
+    """Colour code in diffs."""
+    show_description: bool = True
+    """Show the one-line description of each change."""
+    wrap_long_lines: bool = True
+    """Wrap long lines in the diff view."""
+    fuzzy_threshold: float = Field(0.9, ge=0.5, le=1.0)
+    """Minimum similarity for ``replace`` to accept a fuzzy match (only when unique)."""
+
+
+class DisplayConfig(Section):
+    show_stats: bool = True
+    """Show time, tokens and tool calls after each answer."""
+    show_tool_calls: bool = True
+    """Show a line per tool call in the chat."""
+    theme: Literal["dark", "light"] = "dark"
+    """Colour theme."""
+    bell_on_complete: bool = True
+    """Ring the terminal bell when a long answer completes."""
+    progress_bar: bool = True
+    """Show a progress bar while indexing."""
+
+
+class AutocompleteConfig(Section):
+    source: Literal["redis-index", "index"] = "redis-index"
+    """Where Tab completion takes paths from (the store's index either way)."""
+
+
+class InputConfig(Section):
+    multiline: Literal["auto", "always", "never"] = "auto"
+    """Multi-line input: grow when the text needs it, always, or never."""
+
+
+class LimitsConfig(Section):
+    max_files_warning: int = Field(10_000, ge=1)
+    """Ask before indexing a project with more files than this."""
+    encoding: Literal["utf-8"] = "utf-8"
+    """Text encoding of indexed files (others are skipped and counted)."""
+
+
+class StoreConfig(Section):
+    backend: Literal["sqlite", "redis"] = "sqlite"
+    """``sqlite`` (embedded, default) or ``redis`` (external server with AOF)."""
+    path: Path | None = None
+    """SQLite: database file; default ``{data dir}/{project name}.db``."""
+
+
+class WhitelistConfig(Section):
+    user: list[str] = Field(default_factory=list)
+    """Extra command names allowed without asking (added to the shipped whitelist)."""
+    ask_for_unknown: bool = True
+    """Ask the user about commands on neither list (refused in headless mode unless allowed)."""
+
+
+class BlacklistConfig(Section):
+    user: list[str] = Field(default_factory=list)
+    """Extra command patterns always refused (added to the shipped blacklist)."""
+
+
+class Config(Section):
+    """The whole configuration. Layers: defaults < user < project < env < CLI."""
+
+    redis: RedisConfig = Field(default_factory=RedisConfig)
+    llm: LlmConfig = Field(default_factory=LlmConfig)
+    project: ProjectConfig = Field(default_factory=ProjectConfig)
+    session: SessionConfig = Field(default_factory=SessionConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    watchdog: WatchdogConfig = Field(default_factory=WatchdogConfig)
+    commands: CommandsConfig = Field(default_factory=CommandsConfig)
+    undo: UndoConfig = Field(default_factory=UndoConfig)
+    edit: EditConfig = Field(default_factory=EditConfig)
+    display: DisplayConfig = Field(default_factory=DisplayConfig)
+    autocomplete: AutocompleteConfig = Field(default_factory=AutocompleteConfig)
+    input: InputConfig = Field(default_factory=InputConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    whitelist: WhitelistConfig = Field(default_factory=WhitelistConfig)
+    blacklist: BlacklistConfig = Field(default_factory=BlacklistConfig)

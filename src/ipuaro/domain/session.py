@@ -1,0 +1,89 @@
+"""Sessions, messages, tool calls and undo entries (concept types)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ipuaro.domain.base import DomainModel
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(DomainModel):
+    id: str
+    name: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(DomainModel):
+    call_id: str
+    success: bool
+    data: Any = None
+    error: str | None = None
+    details: dict[str, Any] | None = None
+    """For the UI only (a diff, a tree); never sent to the model."""
+
+
+class MessageStats(DomainModel):
+    tokens: int = 0
+    time_ms: int = 0
+    tool_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class ChatMessage(DomainModel):
+    role: Role
+    content: str
+    timestamp: float
+    tool_calls: list[ToolCall] | None = None
+    tool_results: list[ToolResult] | None = None
+    stats: MessageStats | None = None
+    tool_name: str | None = None
+    """For ``role: tool`` messages: which tool produced it (Ollama wants it)."""
+    kind: Literal["normal", "summary", "steer", "error"] = "normal"
+
+
+class ContextState(DomainModel):
+    loaded_files: list[str] = Field(default_factory=list)
+    tokens_used: int = 0
+    tokens_limit: int = 128_000
+
+
+class SessionStats(DomainModel):
+    total_tokens: int = 0
+    total_time: float = 0.0
+    tool_calls: int = 0
+    edits_applied: int = 0
+    edits_rejected: int = 0
+
+
+class UndoEntry(DomainModel):
+    """One applied change. ``previous_content`` is None when the change created the file;
+    ``new_content`` is None when it deleted it. ``group`` ties the entries of one transaction."""
+
+    id: str
+    timestamp: float
+    file_path: str
+    previous_content: list[str] | None
+    new_content: list[str] | None
+    description: str
+    group: str | None = None
+    previous_hash: str | None = None
+    new_hash: str | None = None
+
+
+class Session(DomainModel):
+    id: str
+    project_name: str
+    created_at: float
+    last_activity_at: float
+    history: list[ChatMessage] = Field(default_factory=list)
+    context: ContextState = Field(default_factory=ContextState)
+    undo_stack: list[UndoEntry] = Field(default_factory=list)
+    stats: SessionStats = Field(default_factory=SessionStats)
+    input_history: list[str] = Field(default_factory=list)
+    model: str | None = None
+    title: str | None = None
