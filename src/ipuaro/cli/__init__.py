@@ -1,0 +1,1 @@
+"""The ``ipuaro`` command line (``main.cli``); subcommands load lazily from ``main.COMMANDS``."""

@@ -1,0 +1,279 @@
+"""The health checks behind ``ipuaro doctor`` (and the model-server check before the TUI starts).
+
+Each check does the real thing (opens the database, pings Redis, builds each grammar, asks the
+model server for its models) and returns a :class:`CheckResult` that says what to do when it fails.
+Heavy libraries are imported inside the checks so ``ipuaro --version`` never pays for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+
+MODEL_SERVER_TIMEOUT = 3.0
+"""Seconds to wait for the model server; a local server answers /api/tags in milliseconds."""
+
+DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "http://localhost:8080/v1"}
+
+GRAMMARS: tuple[tuple[str, str, str, str], ...] = (
+    # (language, module, function returning the language pointer, pip package)
+    ("typescript", "tree_sitter_typescript", "language_typescript", "tree-sitter-typescript"),
+    ("tsx", "tree_sitter_typescript", "language_tsx", "tree-sitter-typescript"),
+    ("javascript", "tree_sitter_javascript", "language", "tree-sitter-javascript"),
+    ("python", "tree_sitter_python", "language", "tree-sitter-python"),
+    ("json", "tree_sitter_json", "language", "tree-sitter-json"),
+    ("yaml", "tree_sitter_yaml", "language", "tree-sitter-yaml"),
+)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One line of the doctor's report."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str | None = None
+
+    def line(self) -> str:
+        mark = "✓" if self.ok else "✗"
+        text = f"{mark} {self.name}: {self.detail}"
+        return f"{text} — fix: {self.fix}" if self.fix and not self.ok else text
+
+
+def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
+    version = ".".join(str(part) for part in sys.version_info[:3])
+    if sys.version_info[:2] >= minimum:
+        return CheckResult("python", True, version)
+    wanted = ".".join(str(part) for part in minimum)
+    return CheckResult(
+        "python", False, f"{version} is too old", f"install Python ≥ {wanted} and reinstall ipuaro"
+    )
+
+
+# --- store -----------------------------------------------------------------------------------
+
+
+def sqlite_path(root: Path, config: Config) -> Path:
+    """The database file the SQLite backend uses for this project."""
+    if config.store.path is not None:
+        return Path(config.store.path).expanduser()
+    from ipuaro.store import naming
+
+    return naming.data_dir() / f"{naming.project_name(root)}.db"
+
+
+def check_store(root: Path, config: Config) -> CheckResult:
+    if config.store.backend == "redis":
+        return check_redis(config)
+    return check_sqlite(sqlite_path(root, config))
+
+
+def check_sqlite(path: Path) -> CheckResult:
+    name = "store"
+    if path.exists():
+        if path.is_dir():
+            return CheckResult(name, False, f"SQLite path {path} is a directory", _store_fix())
+        if not os.access(path, os.R_OK | os.W_OK):
+            return CheckResult(
+                name, False, f"SQLite file {path} is not writable", f"chmod u+rw {path}"
+            )
+        import sqlite3
+        from contextlib import closing
+
+        try:
+            # Read the header through a read-write connection: proves both access and format.
+            with closing(sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=2)) as conn:
+                conn.execute("PRAGMA schema_version").fetchone()
+        except sqlite3.Error as error:
+            return CheckResult(
+                name, False, f"SQLite file {path} cannot be opened ({error})", _store_fix()
+            )
+        return CheckResult(name, True, f"SQLite {path} (writable)")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if ancestor.is_dir() and os.access(ancestor, os.W_OK | os.X_OK):
+        return CheckResult(name, True, f"SQLite {path} (will be created on first index)")
+    return CheckResult(
+        name, False, f"cannot create {path}: {ancestor} is not a writable directory", _store_fix()
+    )
+
+
+def _store_fix() -> str:
+    return "set IPUARO_DATA_DIR to a writable directory, or store.path in .ipuaro.json"
+
+
+def check_redis(config: Config) -> CheckResult:
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    settings = config.redis
+    where = f"{settings.host}:{settings.port}/{settings.db}"
+    client = redis.Redis(
+        host=settings.host,
+        port=settings.port,
+        db=settings.db,
+        password=settings.password,
+        socket_connect_timeout=2,
+        socket_timeout=2,
+        decode_responses=True,
+        retry=Retry(NoBackoff(), 0),  # a health check answers once; no backoff loop
+    )
+    try:
+        client.ping()
+        appendonly = client.config_get("appendonly").get("appendonly")
+    except redis.ResponseError as error:
+        return CheckResult(
+            "store",
+            False,
+            f"Redis at {where} answered with an error: {error}",
+            "check redis.password and that CONFIG GET is allowed for this user",
+        )
+    except redis.RedisError as error:
+        return CheckResult(
+            "store",
+            False,
+            f"cannot reach Redis at {where} ({error})",
+            "start it with `redis-server --appendonly yes --appendfsync everysec`, "
+            "or set store.backend=sqlite",
+        )
+    finally:
+        client.close()
+    if appendonly != "yes":
+        return CheckResult(
+            "store",
+            False,
+            f"Redis at {where} is reachable but AOF is off (appendonly={appendonly!r})",
+            "run `redis-cli CONFIG SET appendonly yes` (and `appendfsync everysec`), "
+            "or set redis.enforceAof=true",
+        )
+    return CheckResult("store", True, f"Redis at {where} (AOF on)")
+
+
+# --- grammars --------------------------------------------------------------------------------
+
+
+def check_grammars() -> list[CheckResult]:
+    """Build every grammar with the installed tree-sitter: catches missing wheels and ABI skew."""
+    results = []
+    try:
+        from tree_sitter import Language
+    except ImportError as error:
+        fix = "pip install tree-sitter"
+        return [CheckResult(f"grammar {lang}", False, str(error), fix) for lang, *_ in GRAMMARS]
+    for language, module_name, function, package in GRAMMARS:
+        name = f"grammar {language}"
+        try:
+            module = importlib.import_module(module_name)
+            Language(getattr(module, function)())
+        except ImportError:
+            results.append(
+                CheckResult(
+                    name, False, f"{module_name} is not installed", f"pip install {package}"
+                )
+            )
+        except Exception as error:  # ABI mismatch surfaces as ValueError/TypeError
+            results.append(
+                CheckResult(
+                    name,
+                    False,
+                    f"{module_name} does not load: {error}",
+                    f"pip install -U {package}",
+                )
+            )
+        else:
+            results.append(CheckResult(name, True, f"{module_name} loads"))
+    return results
+
+
+# --- model server ----------------------------------------------------------------------------
+
+
+def base_url(config: Config) -> str:
+    return (config.llm.base_url or DEFAULT_BASE_URLS[config.llm.provider]).rstrip("/")
+
+
+def how_to_start_model_server(config: Config) -> str:
+    """The advice printed whenever no model server answers (doctor and the TUI launcher)."""
+    return (
+        f"run `ollama serve` then `ollama pull {config.llm.model}`, "
+        "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
+    )
+
+
+def check_model_server(config: Config) -> tuple[CheckResult, CheckResult]:
+    """Ask the server for its models; returns (server reachable, configured model present)."""
+    import httpx
+
+    provider = config.llm.provider
+    base = base_url(config)
+    url = f"{base}/api/tags" if provider == "ollama" else f"{base}/models"
+    headers = {}
+    api_key = os.environ.get(config.llm.api_key_env) if provider == "openai" else None
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    model = config.llm.model
+    skipped = CheckResult("model", False, f"{model}: not checked (no model server)")
+    try:
+        response = httpx.get(url, headers=headers, timeout=MODEL_SERVER_TIMEOUT)
+    except httpx.HTTPError as error:
+        reason = str(error) or type(error).__name__
+        unreachable = CheckResult(
+            "model server",
+            False,
+            f"cannot reach {provider} at {base} ({reason})",
+            how_to_start_model_server(config),
+        )
+        return unreachable, skipped
+    if response.status_code != 200:
+        fix = (
+            f"set {config.llm.api_key_env} to a valid API key"
+            if response.status_code in (401, 403)
+            else f"check llm.baseUrl ({base}) points at a {provider} server"
+        )
+        bad = CheckResult(
+            "model server", False, f"GET {url} answered HTTP {response.status_code}", fix
+        )
+        return bad, skipped
+    try:
+        names = _model_names(provider, response.json())
+    except (ValueError, TypeError, KeyError, AttributeError):
+        bad = CheckResult(
+            "model server",
+            False,
+            f"GET {url} did not return the {provider} model list",
+            f"check llm.baseUrl ({base}) and llm.provider ({provider})",
+        )
+        return bad, skipped
+    server = CheckResult("model server", True, f"{provider} at {base} ({len(names)} models)")
+    window = config.llm.context_window
+    window_text = f"context window {window}" if window else "context window from the server"
+    if _has_model(model, names):
+        return server, CheckResult("model", True, f"{model} is available ({window_text})")
+    if provider == "ollama":
+        fix = f"run `ollama pull {model}`, or set llm.model to one of the server's models"
+    else:
+        shown = ", ".join(sorted(names)[:8]) or "none"
+        fix = f"load {model} in the server, or set llm.model to one of: {shown}"
+    return server, CheckResult("model", False, f"{model} is not on the server", fix)
+
+
+def _model_names(provider: str, payload: Any) -> set[str]:
+    if provider == "ollama":
+        entries = payload["models"]
+        return {entry.get("name") or entry["model"] for entry in entries}
+    return {entry["id"] for entry in payload["data"]}
+
+
+def _has_model(model: str, names: set[str]) -> bool:
+    # Ollama reports "llama3:latest" for a model pulled as "llama3".
+    return model in names or (":" not in model and f"{model}:latest" in names)

@@ -1,0 +1,63 @@
+"""Helpers every ``ipuaro`` subcommand shares: global options, loading a project, failing cleanly.
+
+Kept free of heavy imports: ``main`` imports this module on every start, ``--version`` included.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+
+EXIT_USAGE = 2
+"""Exit code for bad input (bad config, bad arguments) and for parts that are not built yet."""
+
+
+@dataclass(frozen=True)
+class GlobalOptions:
+    """Options given before the command name, stored as the root context's ``obj``."""
+
+    config_file: Path | None = None
+    verbose: int = 0
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """Print one line to stderr and exit."""
+    click.echo(f"ipuaro: {message}", err=True)
+    sys.exit(code)
+
+
+def global_options() -> GlobalOptions:
+    """The root command's options, or the defaults when called outside the CLI."""
+    ctx = click.get_current_context(silent=True)
+    options = ctx.find_object(GlobalOptions) if ctx is not None else None
+    return options if options is not None else GlobalOptions()
+
+
+def load_project(
+    path: str | Path | None, overrides: Mapping[str, Any] | None = None
+) -> tuple[Path, Config]:
+    """Find the project root at or above ``path`` (default: cwd) and load its configuration.
+
+    ``overrides`` are the command's flags as dotted keys (``{"llm.model": "x"}``; ``None`` values
+    mean "not given"). A ``--config FILE`` given to ``ipuaro`` itself is applied too. Any
+    configuration problem prints one line and exits with code 2, so nothing else runs.
+    """
+    from ipuaro.config.loader import ConfigError, find_project_root, load_config
+
+    start = Path(path).expanduser() if path else Path.cwd()
+    if not start.exists():
+        fail(f"no such file or directory: {start}")
+    root = find_project_root(start)
+    try:
+        config = load_config(root, overrides, config_file=global_options().config_file)
+    except ConfigError as error:
+        fail(str(error))
+    return root, config

@@ -1,0 +1,48 @@
+"""``ipuaro doctor [PATH]``: check everything ipuaro needs, one line per check, with the fix."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ipuaro.cli.checks import (
+    CheckResult,
+    check_grammars,
+    check_model_server,
+    check_python,
+    check_store,
+)
+from ipuaro.cli.common import load_project
+
+
+@click.command("doctor")
+@click.argument(
+    "path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+def command(path: Path | None) -> None:
+    """Check Python, config, store, tree-sitter grammars, model server and model for PATH.
+
+    Prints one line per check (✓ or ✗, and the fix for each ✗). Exit code 0 when every check
+    passes, 1 otherwise; 2 when the configuration itself is invalid.
+    """
+    from ipuaro.config.loader import PROJECT_FILE
+
+    root, config = load_project(path)
+    project_file = root / PROJECT_FILE
+    config_detail = str(project_file) if project_file.is_file() else f"defaults (no {PROJECT_FILE})"
+    results: list[CheckResult] = [
+        check_python(),
+        CheckResult("config", True, f"{config_detail}; project root {root}"),
+        check_store(root, config),
+        *check_grammars(),
+        *check_model_server(config),
+    ]
+    for result in results:
+        click.echo(result.line())
+    failed = sum(not result.ok for result in results)
+    if failed:
+        click.echo(f"{failed} of {len(results)} checks failed")
+        sys.exit(1)
+    click.echo(f"all {len(results)} checks passed")

@@ -1,0 +1,457 @@
+"""Layered configuration: defaults < user file < project file < ``IPUARO_*`` env < CLI flags.
+
+Each layer is read, its keys are mapped to the schema's field names (camelCase or snake_case in
+files; any case in environment variables) and validated on its own, so an error always names the
+layer it came from: the file, the environment variable or the command line. Then the layers are
+deep-merged (objects merge key by key, lists and scalars replace) and validated once more.
+
+Every problem becomes a :class:`ConfigError` whose text is one line a user can act on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from ipuaro.config.schema import Config, Section
+from ipuaro.store import naming
+
+__all__ = [
+    "CONCEPT_KEYS",
+    "PROJECT_FILE",
+    "USER_FILE",
+    "ConfigError",
+    "default_config_json",
+    "find_project_root",
+    "load_config",
+]
+
+PROJECT_FILE = ".ipuaro.json"
+"""Project configuration file, at the project root."""
+USER_FILE = "config.json"
+"""User configuration file, inside ``naming.config_dir()``."""
+
+ENV_PREFIX = "IPUARO_"
+
+CONCEPT_KEYS: dict[str, tuple[str, ...]] = {
+    "redis": ("host", "port", "db"),
+    "llm": (
+        "provider",
+        "model",
+        "contextWindow",
+        "temperature",
+        "systemPromptLanguage",
+        "toolFormat",
+        "autoRetry",
+        "cache",
+    ),
+    "project": ("scope", "ignorePatterns", "binaryExtensions"),
+    "session": ("persistIndefinitely", "maxHistoryMessages", "saveInputHistory"),
+    "context": ("systemPromptTokens", "maxContextUsage", "autoCompressAt", "compressionMethod"),
+    "watchdog": ("debounceMs",),
+    "commands": ("timeout",),
+    "undo": ("stackSize",),
+    "edit": (
+        "alwaysConfirm",
+        "autoApply",
+        "showDiff",
+        "diffFormat",
+        "syntaxHighlight",
+        "showDescription",
+        "wrapLongLines",
+    ),
+    "display": ("showStats", "showToolCalls", "theme", "bellOnComplete", "progressBar"),
+    "autocomplete": ("source",),
+    "input": ("multiline",),
+    "limits": ("maxFilesWarning", "encoding"),
+}
+"""The keys of the concept's ``config/default.json`` (its two ``llm`` objects merged)."""
+
+
+class ConfigError(Exception):
+    """A configuration problem; ``str(error)`` is one line naming the source, key and fix."""
+
+
+@dataclass
+class _Layer:
+    """One source of settings, already mapped to schema field names."""
+
+    source: str
+    values: dict[str, Any]
+    # Environment layers remember which variable set which key, for error messages.
+    origins: dict[tuple[str, ...], str] = field(default_factory=dict)
+
+
+def load_config(
+    project_root: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    config_file: Path | None = None,
+) -> Config:
+    """Build the effective configuration for a project.
+
+    ``overrides`` are CLI flags: dotted paths (``{"llm.model": "x"}``) or nested dicts; a value of
+    ``None`` means "flag not given" and is skipped. ``env`` defaults to ``os.environ``.
+    ``config_file`` is an extra file named on the command line, applied just below ``overrides``.
+    """
+    environ: Mapping[str, str] = os.environ if env is None else env
+    optional_files = [_user_config_dir(environ) / USER_FILE]
+    if project_root is not None:
+        optional_files.append(project_root / PROJECT_FILE)
+    layers = [layer for path in optional_files if (layer := _file_layer(path, required=False))]
+    layers.append(_env_layer(environ))
+    if config_file is not None and (layer := _file_layer(config_file, required=True)):
+        layers.append(layer)
+    if overrides:
+        layers.append(_override_layer(overrides))
+
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        _validate(layer)
+        _deep_merge(merged, layer.values)
+    return _validate(_Layer("the merged configuration", merged))
+
+
+def default_config_json() -> str:
+    """What ``ipuaro init`` writes: the concept's keys with this version's defaults, camelCase."""
+    defaults = Config().model_dump(mode="json", by_alias=True)
+    chosen = {
+        section: {key: defaults[section][key] for key in keys}
+        for section, keys in CONCEPT_KEYS.items()
+    }
+    return json.dumps(chosen, indent=2, ensure_ascii=False) + "\n"
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest directory at or above ``start`` holding ``.ipuaro.json`` or ``.git``."""
+    start = start.expanduser().resolve()
+    if not start.is_dir():
+        start = start.parent
+    for candidate in (start, *start.parents):
+        if (candidate / PROJECT_FILE).is_file() or (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+# --- reading layers ---------------------------------------------------------------------------
+
+
+def _user_config_dir(environ: Mapping[str, str]) -> Path:
+    # naming.config_dir() reads os.environ; honour an explicit env mapping the same way.
+    override = environ.get("IPUARO_CONFIG_DIR")
+    return Path(override).expanduser() if override else naming.config_dir()
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads keeps the last of two equal keys; the concept's own default.json has two "llm"
+    # objects, and a silently dropped half of a config is worse than an error.
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _file_layer(path: Path, *, required: bool) -> _Layer | None:
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"{source}: config file not found") from None
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ConfigError(
+            f"{source}: cannot read config file ({reason}); fix its permissions or remove it"
+        ) from None
+    try:
+        raw = json.loads(text, object_pairs_hook=_reject_duplicates)
+    except json.JSONDecodeError as error:
+        raise ConfigError(
+            f"{source}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}"
+        ) from None
+    except _DuplicateKey as error:
+        raise ConfigError(
+            f'{source}: key "{error.args[0]}" appears twice in one object; merge them into one'
+        ) from None
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"{source}: expected a JSON object at the top level, got {_json_kind(raw)}"
+        )
+    values = _canonical(raw, Config, (), source, loose=False)
+    _anchor_store_path(values, path.absolute().parent)
+    return _Layer(source, values)
+
+
+def _env_layer(environ: Mapping[str, str]) -> _Layer:
+    layer = _Layer("the environment", {})
+    for name in sorted(environ):
+        if not name.startswith(ENV_PREFIX):
+            continue
+        parts = name[len(ENV_PREFIX) :].split("__")
+        # A variable without "__" is config only if it names a whole section
+        # (IPUARO_LLM='{"model": "x"}'); IPUARO_DATA_DIR, IPUARO_CONFIG_DIR, IPUARO_TRACE and
+        # friends are settings of their own, not config keys.
+        if len(parts) == 1 and _match_field(Config, parts[0], loose=True) is None:
+            continue
+        source = f"environment variable {name}"
+        if any(not part for part in parts):
+            raise ConfigError(f"{source}: empty key segment; write IPUARO_SECTION__KEY")
+        nested: dict[str, Any] = {}
+        cursor = nested
+        for part in parts[:-1]:
+            cursor = cursor.setdefault(part, {})
+        cursor[parts[-1]] = _parse_env_value(environ[name])
+        canonical = _canonical(nested, Config, (), source, loose=True)
+        layer.origins[_leaf_path(canonical)] = source
+        _deep_merge(layer.values, canonical)
+    return layer
+
+
+def _parse_env_value(raw: str) -> Any:
+    """JSON when it parses; numbers and booleans stay text so the key's own type decides.
+
+    pydantic turns "500" into 500 for an int key and "true" into True for a bool key, and keeps
+    "123" a string for a string key such as ``llm.model``.
+    """
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    if isinstance(parsed, bool | int | float):
+        return raw
+    return parsed
+
+
+def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
+    nested: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        parts = key.split(".")
+        cursor = nested
+        for part in parts[:-1]:
+            cursor = cursor.setdefault(part, {})
+        if isinstance(value, Mapping) and isinstance(cursor.get(parts[-1]), dict):
+            _deep_merge(cursor[parts[-1]], dict(value))
+        else:
+            cursor[parts[-1]] = value
+    return _Layer("the command line", _canonical(nested, Config, (), "the command line", True))
+
+
+def _leaf_path(values: Mapping[str, Any]) -> tuple[str, ...]:
+    path: tuple[str, ...] = ()
+    current: Any = values
+    while isinstance(current, dict) and len(current) == 1:
+        key = next(iter(current))
+        path += (key,)
+        current = current[key]
+    return path
+
+
+def _anchor_store_path(values: dict[str, Any], base: Path) -> None:
+    # A relative store.path in a config file means "relative to that file", not to the cwd.
+    store = values.get("store")
+    if isinstance(store, dict) and isinstance(store.get("path"), str):
+        path = Path(store["path"]).expanduser()
+        store["path"] = str(path if path.is_absolute() else base / path)
+
+
+# --- mapping keys to the schema ------------------------------------------------------------
+
+
+def _normalise(key: str) -> str:
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _match_field(model: type[BaseModel], key: str, *, loose: bool) -> str | None:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            return name
+        if loose and _normalise(key) == _normalise(name):
+            return name
+    return None
+
+
+def _display_path(model: type[BaseModel], path: tuple[str | int, ...]) -> str:
+    """``("llm", "context_window")`` → ``llm.contextWindow``, as written in JSON files."""
+    text = ""
+    current: type[BaseModel] | None = model
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+            current = None
+            continue
+        info = current.model_fields.get(part) if current is not None else None
+        shown = (info.alias or part) if info is not None else part
+        text += f".{shown}" if text else shown
+        current = _section_type(info.annotation) if info is not None else None
+    return text
+
+
+def _section_type(annotation: Any) -> type[Section] | None:
+    if isinstance(annotation, type) and issubclass(annotation, Section):
+        return annotation
+    return None
+
+
+def _canonical(
+    raw: Mapping[str, Any],
+    model: type[BaseModel],
+    path: tuple[str, ...],
+    source: str,
+    loose: bool,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = _match_field(model, key, loose=loose)
+        if name is None:
+            shown = _display_path(Config, path)
+            full = f"{shown}.{key}" if shown else key
+            aliases = [info.alias or n for n, info in model.model_fields.items()]
+            by_form = {(_normalise(a) if loose else a): a for a in aliases}
+            wanted = _normalise(key) if loose else key
+            close = [by_form[m] for m in difflib.get_close_matches(wanted, list(by_form), 1, 0.6)]
+            prefix = f"{shown}." if shown else ""
+            hint = (
+                f"did you mean {prefix}{close[0]}?"
+                if close
+                else "known keys: " + ", ".join(prefix + alias for alias in aliases)
+            )
+            raise ConfigError(f"{source}: unknown key {full} ({hint})")
+        section = _section_type(model.model_fields[name].annotation)
+        if section is not None and isinstance(value, Mapping):
+            value = _canonical(value, section, (*path, name), source, loose)
+        result[name] = value
+    return result
+
+
+def _deep_merge(target: dict[str, Any], update: Mapping[str, Any]) -> None:
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            _deep_merge(target[key], value)
+        elif isinstance(value, Mapping):
+            target[key] = {}
+            _deep_merge(target[key], value)
+        else:
+            target[key] = value
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def _validate(layer: _Layer) -> Config:
+    try:
+        return Config.model_validate(layer.values)
+    except ValidationError as error:
+        raise ConfigError(_describe_error(layer, error)) from None
+
+
+def _describe_error(layer: _Layer, error: ValidationError) -> str:
+    problems = error.errors()
+    first = problems[0]
+    loc = tuple(first["loc"])
+    key_path = _display_path(Config, loc)
+    field_loc = tuple(part for part in loc if isinstance(part, str))
+    source = layer.source
+    for size in range(len(field_loc), 0, -1):  # the variable that set this key or its section
+        if field_loc[:size] in layer.origins:
+            source = layer.origins[field_loc[:size]]
+            break
+    if first["type"] == "extra_forbidden":  # normally caught by _canonical already
+        text = f"{source}: unknown key {key_path}"
+    else:
+        expected = _describe_field(loc) or first["msg"].lower()
+        text = f"{source}: {key_path}: expected {expected}, got {_render_value(first['input'])}"
+    more = len(problems) - 1
+    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def _describe_field(loc: tuple[str | int, ...]) -> str | None:
+    """The expected type of the key at ``loc``, in words, from the schema itself."""
+    model: type[BaseModel] | None = Config
+    annotation: Any = None
+    metadata: list[Any] = []
+    for part in loc:
+        if isinstance(part, int):  # an item of a list
+            args = get_args(annotation)
+            annotation, metadata = (args[0] if args else None), []
+            continue
+        if model is None:
+            break  # pydantic adds union-member tags after the field; the field decides
+        info = model.model_fields.get(part)
+        if info is None:
+            return None
+        annotation, metadata = info.annotation, list(info.metadata)
+        model = _section_type(annotation)
+    return _describe_type(annotation, metadata) if annotation is not None else None
+
+
+def _describe_type(annotation: Any, metadata: list[Any]) -> str:
+    args = get_args(annotation)
+    if type(None) in args:
+        rest = [arg for arg in args if arg is not type(None)]
+        inner = _describe_type(rest[0], metadata) if len(rest) == 1 else "a value"
+        return f"{inner} or null"
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(json.dumps(arg) for arg in args)
+    if get_origin(annotation) is list:
+        item = _describe_type(args[0], []) if args else "a value"
+        return "a list of " + {"a string": "strings"}.get(item, f"items, each {item}")
+    if _section_type(annotation) is not None:
+        return "an object"
+    base = {
+        bool: "true or false",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        Path: "a path (string)",
+    }.get(annotation, getattr(annotation, "__name__", str(annotation)))
+    return base + _describe_bounds(metadata)
+
+
+def _describe_bounds(metadata: list[Any]) -> str:
+    bounds = {
+        kind: getattr(item, kind)
+        for item in metadata
+        for kind in ("ge", "gt", "le", "lt")
+        if getattr(item, kind, None) is not None
+    }
+    if "ge" in bounds and "le" in bounds:
+        return f" from {bounds['ge']} to {bounds['le']}"
+    symbols = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
+    return "".join(f" {symbols[kind]} {value}" for kind, value in bounds.items())
+
+
+def _render_value(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

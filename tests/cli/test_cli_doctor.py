@@ -1,0 +1,260 @@
+"""``ipuaro doctor`` against real things: a stub model server, SQLite files, redis-server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ipuaro.cli.main import cli
+
+StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
+MODEL = "qwen2.5-coder:7b-instruct"
+GRAMMARS = ("typescript", "tsx", "javascript", "python", "json", "yaml")
+HOW_TO_START = (
+    f"— fix: run `ollama serve` then `ollama pull {MODEL}`, "
+    "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
+)
+
+
+def doctor(project: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> Result:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return CliRunner().invoke(cli, ["doctor", str(project)])
+
+
+def lines_by_check(result: Result) -> dict[str, str]:
+    """``{"model server": "✓ model server: ...", ...}`` from the report lines."""
+    checks = {}
+    for line in result.stdout.splitlines():
+        if line[:2] in ("✓ ", "✗ "):
+            checks[line[2:].split(":", 1)[0]] = line
+    return checks
+
+
+def ollama_tags(*names: str) -> dict[str, tuple[int, object]]:
+    return {"/api/tags": (200, {"models": [{"name": n, "model": n} for n in names]})}
+
+
+def test_everything_passes_with_a_model_server_that_has_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server(ollama_tags("llama3:latest", MODEL))
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=base)
+    checks = lines_by_check(result)
+    assert result.exit_code == 0, result.output
+    assert set(checks) == {
+        "python",
+        "config",
+        "store",
+        "model server",
+        "model",
+        *(f"grammar {g}" for g in GRAMMARS),
+    }
+    assert all(line.startswith("✓ ") for line in checks.values())
+    assert checks["model server"] == f"✓ model server: ollama at {base} (2 models)"
+    assert checks["model"] == f"✓ model: {MODEL} is available (context window 128000)"
+    database = tmp_path / "data" / f"{tmp_path.parent.name}-{tmp_path.name}.db"
+    assert checks["store"] == f"✓ store: SQLite {database} (will be created on first index)"
+    assert result.stdout.endswith(f"all {len(checks)} checks passed\n")
+
+
+def test_unreachable_server_prints_how_to_start_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str
+) -> None:
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=closed_port_url)
+    checks = lines_by_check(result)
+    assert result.exit_code == 1
+    server = checks["model server"]
+    assert server.startswith(f"✗ model server: cannot reach ollama at {closed_port_url} (")
+    assert server.endswith(HOW_TO_START)
+    assert checks["model"] == f"✗ model: {MODEL}: not checked (no model server)"
+    assert checks["python"].startswith("✓ ")
+    assert result.stdout.endswith(f"2 of {len(checks)} checks failed\n")
+
+
+def test_model_missing_on_the_server_says_how_to_pull_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server(ollama_tags("llama3:latest"))
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=base)
+    assert result.exit_code == 1
+    assert lines_by_check(result)["model"] == (
+        f"✗ model: {MODEL} is not on the server — fix: run `ollama pull {MODEL}`, "
+        "or set llm.model to one of the server's models"
+    )
+
+
+def test_untagged_model_name_matches_latest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server(ollama_tags("llama3:latest"))
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=base, IPUARO_LLM__MODEL="llama3")
+    assert result.exit_code == 0, result.output
+
+
+def test_openai_compatible_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server({"/v1/models": (200, {"object": "list", "data": [{"id": "local-7b"}]})})
+    (tmp_path / ".ipuaro.json").write_text(
+        json.dumps({"llm": {"provider": "openai", "baseUrl": f"{base}/v1", "model": "other"}}),
+        encoding="utf-8",
+    )
+    result = doctor(tmp_path, monkeypatch)
+    checks = lines_by_check(result)
+    assert checks["model server"] == f"✓ model server: openai at {base}/v1 (1 models)"
+    assert checks["model"] == (
+        "✗ model: other is not on the server — fix: load other in the server, "
+        "or set llm.model to one of: local-7b"
+    )
+    assert checks["config"].startswith(f"✓ config: {tmp_path / '.ipuaro.json'};")
+    assert result.exit_code == 1
+
+
+def test_server_refusing_the_key_points_at_the_api_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server({"/models": (401, {"error": "bad key"})})
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__PROVIDER="openai", IPUARO_LLM__BASE_URL=base)
+    assert lines_by_check(result)["model server"] == (
+        f"✗ model server: GET {base}/models answered HTTP 401 "
+        "— fix: set OPENAI_API_KEY to a valid API key"
+    )
+
+
+def test_server_answering_something_else_is_not_a_model_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server({"/api/tags": (200, ["not", "tags"])})
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=base)
+    assert lines_by_check(result)["model server"].startswith(
+        f"✗ model server: GET {base}/api/tags did not return the ollama model list"
+    )
+
+
+def test_sqlite_file_that_is_not_a_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str
+) -> None:
+    bogus = tmp_path / "bogus.db"
+    bogus.write_bytes(b"this is not sqlite" * 100)
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__BASE_URL=closed_port_url,
+        IPUARO_STORE__PATH=str(bogus),
+    )
+    store = lines_by_check(result)["store"]
+    assert store.startswith(f"✗ store: SQLite file {bogus} cannot be opened (")
+    assert "fix: set IPUARO_DATA_DIR to a writable directory" in store
+
+
+def test_existing_sqlite_database_is_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str
+) -> None:
+    import sqlite3
+
+    database = tmp_path / "real.db"
+    sqlite3.connect(database).close()
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__BASE_URL=closed_port_url,
+        IPUARO_STORE__PATH=str(database),
+    )
+    assert lines_by_check(result)["store"] == f"✓ store: SQLite {database} (writable)"
+
+
+def test_sqlite_parent_that_is_a_file_cannot_be_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("", encoding="utf-8")
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__BASE_URL=closed_port_url,
+        IPUARO_STORE__PATH=str(blocker / "x.db"),
+    )
+    store = lines_by_check(result)["store"]
+    assert store.startswith(f"✗ store: cannot create {blocker / 'x.db'}: {blocker} is not")
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("appendonly", [True, False])
+def test_redis_backend_checks_reachability_and_aof(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    closed_port_url: str,
+    redis_server: Callable[[bool], int],
+    appendonly: bool,
+) -> None:
+    port = redis_server(appendonly)
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__BASE_URL=closed_port_url,
+        IPUARO_STORE__BACKEND="redis",
+        IPUARO_REDIS__HOST="127.0.0.1",
+        IPUARO_REDIS__PORT=str(port),
+    )
+    store = lines_by_check(result)["store"]
+    if appendonly:
+        assert store == f"✓ store: Redis at 127.0.0.1:{port}/0 (AOF on)"
+    else:
+        assert store.startswith(f"✗ store: Redis at 127.0.0.1:{port}/0 is reachable but AOF")
+        assert "redis-cli CONFIG SET appendonly yes" in store
+
+
+def test_redis_not_running_says_how_to_start_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str
+) -> None:
+    port = closed_port_url.rsplit(":", 1)[1]
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__BASE_URL=closed_port_url,
+        IPUARO_STORE__BACKEND="redis",
+        IPUARO_REDIS__HOST="127.0.0.1",
+        IPUARO_REDIS__PORT=port,
+    )
+    store = lines_by_check(result)["store"]
+    assert store.startswith(f"✗ store: cannot reach Redis at 127.0.0.1:{port}/0")
+    assert store.endswith(
+        "fix: start it with `redis-server --appendonly yes --appendfsync everysec`, "
+        "or set store.backend=sqlite"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ('{"llm": {"contextWindow": "big"}}', "llm.contextWindow: expected an integer"),
+        ('{"llm": {"modle": "x"}}', "unknown key llm.modle (did you mean llm.model?)"),
+        ('{"llm": {"model": "x",}}', ".ipuaro.json:1:23: invalid JSON"),
+    ],
+)
+def test_broken_project_config_stops_doctor_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, key: str
+) -> None:
+    (tmp_path / ".ipuaro.json").write_text(content, encoding="utf-8")
+    result = doctor(tmp_path, monkeypatch)
+    assert result.exit_code == 2
+    assert result.stdout == ""  # nothing else ran
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith(f"ipuaro: {tmp_path}")
+    assert key in result.stderr
+
+
+def test_broken_environment_value_stops_doctor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = doctor(tmp_path, monkeypatch, IPUARO_UNDO__STACK_SIZE="many")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "ipuaro: environment variable IPUARO_UNDO__STACK_SIZE: undo.stackSize: "
+        'expected an integer from 1 to 1000, got "many"\n'
+    )
