@@ -116,8 +116,8 @@ def test_shipped_command_lists_are_the_concepts() -> None:
     assert whitelist["askForUnknown"] is True
 
 
-def test_user_extends_the_whitelist_in_config(tmp_path: Path) -> None:
-    write_json(tmp_path / ".ipuaro.json", {"whitelist": {"user": ["make", "cargo"]}})
+def test_user_extends_the_whitelist_in_config(tmp_path: Path, isolated_environment: Path) -> None:
+    write_json(isolated_environment / "config.json", {"whitelist": {"user": ["make", "cargo"]}})
     assert load_config(tmp_path).whitelist.user == ["make", "cargo"]
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ipuaro.config.schema import Config, Section
+from ipuaro.config.schema import Config, ProjectConfig, Section
 from ipuaro.store import naming
 
 __all__ = [
@@ -107,6 +107,12 @@ def load_config(
     if project_root is not None:
         optional_files.append(project_root / PROJECT_FILE)
     layers = [layer for path in optional_files if (layer := _file_layer(path, required=False))]
+    if (
+        project_root is not None
+        and layers
+        and layers[-1].source == str(project_root / PROJECT_FILE)
+    ):
+        _restrict_project_layer(layers[-1])
     layers.append(_env_layer(environ))
     if config_file is not None and (layer := _file_layer(config_file, required=True)):
         layers.append(layer)
@@ -163,6 +169,27 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise _DuplicateKey(key)
         result[key] = value
     return result
+
+
+def _restrict_project_layer(layer: _Layer) -> None:
+    """A project's ``.ipuaro.json`` is repository content, and repository content never widens
+    the policy: it may not whitelist commands, and its protected paths add to the defaults."""
+    whitelist = layer.values.get("whitelist")
+    if whitelist:
+        keys = ", ".join(f"whitelist.{key}" for key in whitelist)
+        raise ConfigError(
+            f"{layer.source}: {keys}: not allowed in a project file (a cloned repository could "
+            "whitelist its own commands); move it to your user config "
+            f"({USER_FILE} in the ipuaro config dir) or remove it"
+        )
+    project = layer.values.get("project")
+    if isinstance(project, dict) and isinstance(project.get("protected_paths"), list):
+        defaults = ProjectConfig().protected_paths
+        # A negation (``!.env``) would un-protect a default: not from repository content.
+        extra = [
+            p for p in project["protected_paths"] if p not in defaults and not p.startswith("!")
+        ]
+        project["protected_paths"] = [*defaults, *extra]
 
 
 def _file_layer(path: Path, *, required: bool) -> _Layer | None:
