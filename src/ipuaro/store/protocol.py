@@ -107,7 +107,7 @@ class Store(Protocol):
         """Drop every file, AST, meta and index of the project (sessions are kept)."""
         ...
 
-    # --- project-wide indexes -----------------------------------------------------------
+    # --- project-wide indexes (results sorted by path, then line) ------------------------
     def find_definitions(self, name: str) -> list[SymbolDef]: ...
     def find_references(self, name: str, path: str | None = None) -> list[Reference]:
         """Occurrences of ``name``; ``path`` limits to that file or folder prefix."""
@@ -131,7 +131,7 @@ class Store(Protocol):
 
     def load_session(self, session_id: str) -> Session | None: ...
     def list_sessions(self) -> list[str]:
-        """Session ids of this project, oldest first."""
+        """Session ids of this project in last-saved order: the most recently saved is last."""
         ...
 
     def delete_session(self, session_id: str) -> bool: ...

@@ -1,0 +1,431 @@
+"""The default store: one SQLite database per project, in WAL mode (tables: sqlite_schema).
+
+Concurrency: one connection per ``SqliteStore``, opened with ``check_same_thread=False`` and
+guarded by a re-entrant lock, so the agent's worker threads may share the store object; every
+call holds the lock for its whole duration. Across processes (an indexer and a running session
+on the same project) SQLite's own locking applies: writes take ``BEGIN IMMEDIATE`` and wait up
+to ``sqlite_schema.BUSY_TIMEOUT_S`` for each other, readers never block thanks to WAL.
+
+Layout: ``files``/``asts``/``metas`` hold one JSON document per path (the domain models'
+camelCase JSON); the project-wide indexes are plain rows (``symbols``, ``refs``, ``calls``) so
+look-ups by name or path use SQL indexes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ipuaro.domain import (
+    CallEdge,
+    FileAST,
+    FileData,
+    FileIndexes,
+    FileMeta,
+    Reference,
+    Session,
+    SymbolDef,
+    UndoEntry,
+)
+from ipuaro.store.protocol import (
+    ConfigKey,
+    CorruptRecord,
+    IndexBatch,
+    StoreError,
+    UndoStackName,
+)
+from ipuaro.store.shared import REBUILD_HINT, encode_json, first_line, folder_of, path_range
+from ipuaro.store.sqlite_rows import replace_contributions
+from ipuaro.store.sqlite_schema import locked, move_aside, open_database
+
+_PATH_TABLES = ("files", "asts", "metas", "symbols", "calls")
+"""Tables keyed by path text (``refs`` is keyed by ``indexed.id``)."""
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class SqliteStore:
+    """The :class:`~ipuaro.store.protocol.Store` protocol on one SQLite file."""
+
+    def __init__(self, path: Path, project_name: str) -> None:
+        self.path = Path(path)
+        self.project_name = project_name
+        self._lock = threading.RLock()
+        self._conn = open_database(self.path, project_name)
+
+    @classmethod
+    def rebuild(cls, path: Path, project_name: str) -> SqliteStore:
+        """Move the database aside (``{path}.bak``, replacing an older backup) and start empty.
+
+        Used by ``ipuaro index --rebuild`` after a schema mismatch or a corrupt file."""
+        move_aside(Path(path))
+        return cls(path, project_name)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # --- plumbing -------------------------------------------------------------------------
+    def _failure(self, err: sqlite3.Error, action: str) -> StoreError:
+        if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+            return locked(self.path, action)
+        return StoreError(f"SQLite store {self.path} failed while {action}: {err}")
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise self._failure(err, action) from err
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as err:
+                self._rollback()
+                raise self._failure(err, action) from err
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    @contextmanager
+    def _read(self, action: str) -> Iterator[sqlite3.Connection]:
+        """A read snapshot: several SELECTs see one consistent state."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN")
+                try:
+                    yield self._conn
+                finally:
+                    self._rollback()
+            except sqlite3.Error as err:
+                raise self._failure(err, action) from err
+
+    def _decode(self, model: type[M], text: Any, table: str, key: str) -> M:
+        try:
+            return model.model_validate_json(text)
+        except ValueError as err:
+            raise CorruptRecord(self._corrupt_message(table, key, err)) from err
+
+    def _corrupt_message(self, table: str, key: str, err: Exception) -> str:
+        if table in ("sessions", "undo", "input_history"):
+            fix = f"delete the session with `ipuaro sessions delete {key}`"
+        else:
+            fix = REBUILD_HINT
+        return f"{self.path}: {table}[{key!r}] does not decode ({first_line(err)}); {fix}"
+
+    def _json_value(self, text: str, table: str, key: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as err:
+            raise CorruptRecord(self._corrupt_message(table, key, err)) from err
+
+    def _get_one(self, model: type[M], table: str, path: str) -> M | None:
+        with self._read(f"reading {table}") as conn:
+            row = conn.execute(f"SELECT json FROM {table} WHERE path = ?", (path,)).fetchone()
+        return None if row is None else self._decode(model, row[0], table, path)
+
+    def _get_many(self, model: type[M], table: str, paths: Iterable[str] | None) -> dict[str, M]:
+        with self._read(f"reading {table}") as conn:
+            if paths is None:
+                rows = conn.execute(f"SELECT path, json FROM {table} ORDER BY path").fetchall()
+            else:
+                wanted = list(dict.fromkeys(paths))
+                rows = []
+                for start in range(0, len(wanted), 500):  # stay under SQLite's variable limit
+                    chunk = wanted[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows += conn.execute(
+                        f"SELECT path, json FROM {table} WHERE path IN ({marks})", chunk
+                    ).fetchall()
+        return {path: self._decode(model, text, table, path) for path, text in rows}
+
+    # --- files, ASTs, metas ---------------------------------------------------------------
+    def get_file(self, path: str) -> FileData | None:
+        return self._get_one(FileData, "files", path)
+
+    def get_files(self, paths: Iterable[str]) -> dict[str, FileData]:
+        return self._get_many(FileData, "files", paths)
+
+    def file_hashes(self) -> dict[str, str]:
+        with self._read("reading file hashes") as conn:
+            return dict(conn.execute("SELECT path, hash FROM files").fetchall())
+
+    def get_ast(self, path: str) -> FileAST | None:
+        return self._get_one(FileAST, "asts", path)
+
+    def get_asts(self, paths: Iterable[str] | None = None) -> dict[str, FileAST]:
+        return self._get_many(FileAST, "asts", paths)
+
+    def get_meta(self, path: str) -> FileMeta | None:
+        return self._get_one(FileMeta, "metas", path)
+
+    def get_metas(self, paths: Iterable[str] | None = None) -> dict[str, FileMeta]:
+        return self._get_many(FileMeta, "metas", paths)
+
+    def apply_batch(self, batch: IndexBatch) -> None:
+        if batch.is_empty():
+            return
+        # Serialise before taking the write lock: other processes wait only for SQLite work.
+        files = [(path, data.hash, data.to_json()) for path, data in batch.files.items()]
+        documents = {
+            "asts": [(path, ast.to_json()) for path, ast in batch.asts.items()],
+            "metas": [(path, meta.to_json()) for path, meta in batch.metas.items()],
+            "project_indexes": [
+                (name, encode_json(value, f"project index {name!r}"))
+                for name, value in batch.project_indexes.items()
+            ],
+        }
+        gone = [(path,) for path in batch.deletes]
+        with self._write("applying an index batch") as conn:
+            for table in ("files", "asts", "metas"):
+                conn.executemany(f"DELETE FROM {table} WHERE path = ?", gone)
+            replace_contributions(conn, batch.deletes, batch.file_indexes)
+            conn.executemany(
+                "INSERT OR REPLACE INTO files (path, hash, json) VALUES (?, ?, ?)", files
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO asts (path, json) VALUES (?, ?)", documents["asts"]
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO metas (path, json) VALUES (?, ?)", documents["metas"]
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO project_indexes (name, json) VALUES (?, ?)",
+                documents["project_indexes"],
+            )
+
+    def clear_project(self) -> None:
+        with self._write("clearing the project index") as conn:
+            for table in (*_PATH_TABLES, "refs", "indexed", "project_indexes"):
+                conn.execute(f"DELETE FROM {table}")
+
+    # --- project-wide indexes -------------------------------------------------------------
+    def _symbols(self, rows: Iterable[tuple[Any, ...]]) -> list[SymbolDef]:
+        try:
+            return [
+                SymbolDef(name=n, path=p, line=ln, kind=k, line_end=le, container=c)
+                for n, p, ln, k, le, c in rows
+            ]
+        except ValueError as err:
+            raise CorruptRecord(self._corrupt_message("symbols", "?", err)) from err
+
+    def _references(self, rows: Iterable[tuple[Any, ...]]) -> list[Reference]:
+        try:
+            return [Reference(name=n, path=p, line=ln, column=c) for n, p, ln, c in rows]
+        except ValueError as err:
+            raise CorruptRecord(self._corrupt_message("refs", "?", err)) from err
+
+    def _calls(self, rows: Iterable[tuple[Any, ...]]) -> list[CallEdge]:
+        try:
+            return [
+                CallEdge(path=p, caller=cr, callee=ce, line=ln, resolved=rs)
+                for p, cr, ce, ln, rs in rows
+            ]
+        except ValueError as err:
+            raise CorruptRecord(self._corrupt_message("calls", "?", err)) from err
+
+    def find_definitions(self, name: str) -> list[SymbolDef]:
+        with self._read("finding definitions") as conn:
+            rows = conn.execute(
+                "SELECT name, path, line, kind, line_end, container FROM symbols "
+                "WHERE name = ? ORDER BY path, line",
+                (name,),
+            ).fetchall()
+        return self._symbols(rows)
+
+    def find_references(self, name: str, path: str | None = None) -> list[Reference]:
+        sql = (
+            "SELECT r.name, i.path, r.line, r.col FROM refs r JOIN indexed i ON i.id = r.file_id"
+            " WHERE r.name = ?"
+        )
+        args: tuple[str, ...] = (name,)
+        folder = folder_of(path)
+        if folder is not None:
+            sql += " AND (i.path = ? OR (i.path >= ? AND i.path < ?))"
+            args += path_range(folder)
+        with self._read("finding references") as conn:
+            rows = conn.execute(sql + " ORDER BY i.path, r.line, r.col", args).fetchall()
+        return self._references(rows)
+
+    def get_file_indexes(self, path: str) -> FileIndexes | None:
+        with self._read("reading file indexes") as conn:
+            row = conn.execute("SELECT id FROM indexed WHERE path = ?", (path,)).fetchone()
+            if row is None:
+                return None
+            symbols = conn.execute(
+                "SELECT name, path, line, kind, line_end, container FROM symbols "
+                "WHERE path = ? ORDER BY rowid",
+                (path,),
+            ).fetchall()
+            refs = conn.execute(
+                "SELECT name, ?, line, col FROM refs WHERE file_id = ? ORDER BY rowid",
+                (path, row[0]),
+            ).fetchall()
+            calls = conn.execute(
+                "SELECT path, caller, callee, line, resolved FROM calls "
+                "WHERE path = ? ORDER BY rowid",
+                (path,),
+            ).fetchall()
+        return FileIndexes(
+            symbols=self._symbols(symbols),
+            references=self._references(refs),
+            calls=self._calls(calls),
+        )
+
+    def find_calls(self, callee: str | None = None, caller: str | None = None) -> list[CallEdge]:
+        clauses, args = [], []
+        if callee is not None:
+            clauses.append("callee = ?")
+            args.append(callee)
+        if caller is not None:
+            clauses.append("caller = ?")
+            args.append(caller)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._read("finding calls") as conn:
+            rows = conn.execute(
+                "SELECT path, caller, callee, line, resolved FROM calls"
+                + where
+                + " ORDER BY path, line, caller, callee, rowid",
+                args,
+            ).fetchall()
+        return self._calls(rows)
+
+    def symbol_names(self) -> list[str]:
+        with self._read("listing symbol names") as conn:
+            return [
+                row[0] for row in conn.execute("SELECT DISTINCT name FROM symbols ORDER BY name")
+            ]
+
+    def get_project_index(self, name: str) -> Any | None:
+        with self._read("reading a project index") as conn:
+            row = conn.execute(
+                "SELECT json FROM project_indexes WHERE name = ?", (name,)
+            ).fetchone()
+        return None if row is None else self._json_value(row[0], "project_indexes", name)
+
+    # --- project config -------------------------------------------------------------------
+    def get_config(self, key: ConfigKey) -> Any | None:
+        with self._read("reading project config") as conn:
+            row = conn.execute("SELECT json FROM config WHERE key = ?", (key,)).fetchone()
+        return None if row is None else self._json_value(row[0], "config", key)
+
+    def set_config(self, key: ConfigKey, value: Any) -> None:
+        text = encode_json(value, f"config key {key!r}")
+        with self._write("writing project config") as conn:
+            conn.execute("INSERT OR REPLACE INTO config (key, json) VALUES (?, ?)", (key, text))
+
+    # --- sessions -------------------------------------------------------------------------
+    def save_session(self, session: Session) -> None:
+        text = session.to_json()
+        with self._write("saving a session") as conn:
+            # seq orders list_sessions: the most recently saved session comes last.
+            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0]
+            conn.execute(
+                "INSERT OR REPLACE INTO sessions (id, project, created, updated, seq, json) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    session.id,
+                    session.project_name,
+                    session.created_at,
+                    session.last_activity_at,
+                    seq,
+                    text,
+                ),
+            )
+
+    def load_session(self, session_id: str) -> Session | None:
+        with self._read("loading a session") as conn:
+            row = conn.execute("SELECT json FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else self._decode(Session, row[0], "sessions", session_id)
+
+    def list_sessions(self) -> list[str]:
+        with self._read("listing sessions") as conn:
+            rows = conn.execute(
+                "SELECT id FROM sessions WHERE project = ? ORDER BY seq", (self.project_name,)
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def delete_session(self, session_id: str) -> bool:
+        with self._write("deleting a session") as conn:
+            deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
+            conn.execute("DELETE FROM undo WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM input_history WHERE session_id = ?", (session_id,))
+        return bool(deleted)
+
+    def push_undo(
+        self, session_id: str, entry: UndoEntry, limit: int, stack: UndoStackName = "undo"
+    ) -> None:
+        if limit < 1:
+            raise ValueError(f"undo limit must be at least 1, got {limit}")
+        text = entry.to_json()
+        with self._write("pushing an undo entry") as conn:
+            key = (session_id, stack)
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM undo WHERE session_id = ? AND stack = ?",
+                key,
+            ).fetchone()[0]
+            conn.execute("INSERT INTO undo VALUES (?, ?, ?, ?)", (*key, seq, text))
+            conn.execute(
+                "DELETE FROM undo WHERE session_id = ? AND stack = ? AND seq <= ?",
+                (*key, seq - limit),
+            )
+
+    def pop_undo(self, session_id: str, stack: UndoStackName = "undo") -> UndoEntry | None:
+        with self._write("popping an undo entry") as conn:
+            row = conn.execute(
+                "SELECT seq, json FROM undo WHERE session_id = ? AND stack = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (session_id, stack),
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute(
+                "DELETE FROM undo WHERE session_id = ? AND stack = ? AND seq = ?",
+                (session_id, stack, row[0]),
+            )
+        return self._decode(UndoEntry, row[1], "undo", session_id)
+
+    def list_undo(self, session_id: str, stack: UndoStackName = "undo") -> list[UndoEntry]:
+        with self._read("listing undo entries") as conn:
+            rows = conn.execute(
+                "SELECT json FROM undo WHERE session_id = ? AND stack = ? ORDER BY seq",
+                (session_id, stack),
+            ).fetchall()
+        return [self._decode(UndoEntry, row[0], "undo", session_id) for row in rows]
+
+    def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
+        with self._write("clearing undo entries") as conn:
+            conn.execute("DELETE FROM undo WHERE session_id = ? AND stack = ?", (session_id, stack))
+
+    def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
+        if limit < 1:
+            raise ValueError(f"input history limit must be at least 1, got {limit}")
+        with self._write("saving input history") as conn:
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM input_history WHERE session_id = ?",
+                (session_id,),
+            ).fetchone()[0]
+            conn.execute("INSERT INTO input_history VALUES (?, ?, ?)", (session_id, seq, text))
+            conn.execute(
+                "DELETE FROM input_history WHERE session_id = ? AND seq <= ?",
+                (session_id, seq - limit),
+            )
+
+    def get_input_history(self, session_id: str) -> list[str]:
+        with self._read("reading input history") as conn:
+            rows = conn.execute(
+                "SELECT text FROM input_history WHERE session_id = ? ORDER BY seq", (session_id,)
+            ).fetchall()
+        return [row[0] for row in rows]

@@ -1,0 +1,280 @@
+"""SQLite-only behaviour: real processes writing at once, a writer killed mid-batch, bad files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ipuaro.store.protocol import (
+    SCHEMA_VERSION,
+    CorruptRecord,
+    IndexBatch,
+    SchemaMismatch,
+    StoreError,
+)
+from ipuaro.store.sqlite import SqliteStore
+
+from .conftest import PROJECT
+from .samples import file_indexes, full_session, text_file, undo_entry
+
+WRITER = """
+import sys, time
+from pathlib import Path
+from ipuaro.domain import FileData, FileIndexes, Reference, SymbolDef, Session
+from ipuaro.store.protocol import IndexBatch
+from ipuaro.store.sqlite import SqliteStore
+
+db, tag, batches, go = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+while not go.exists():
+    time.sleep(0.005)
+store = SqliteStore(db, "tests-proj")
+for b in range(batches):
+    batch = IndexBatch()
+    for f in range(40):
+        path = f"{tag}/b{b}/f{f}.py"
+        batch.files[path] = FileData(lines=["x"] * 50, hash=path, size=100, last_modified=1.0)
+        batch.file_indexes[path] = FileIndexes(
+            symbols=[SymbolDef(name=f"{tag}_{b}_{f}", path=path, line=1, kind="function")],
+            references=[Reference(name="common", path=path, line=i, column=1) for i in range(50)],
+        )
+    store.apply_batch(batch)
+    store.save_session(Session(id=f"{tag}-{b}", project_name="tests-proj", created_at=1.0,
+                               last_activity_at=1.0))
+    store.find_references("common", tag)
+store.close()
+print("done")
+"""
+
+
+def test_two_processes_writing_at_once_both_succeed_and_keep_everything(tmp_path: Path) -> None:
+    db, go = tmp_path / "shared.db", tmp_path / "go"
+    SqliteStore(db, PROJECT).close()  # schema exists before the race on the data starts
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    batches = 15
+    writers = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(db), tag, str(batches), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in ("one", "two")
+    ]
+    go.touch()
+    results = [writer.communicate(timeout=300) for writer in writers]
+
+    for writer, (out, err) in zip(writers, results, strict=True):
+        assert writer.returncode == 0, err
+        assert out.strip() == "done" and "locked" not in err
+    store = SqliteStore(db, PROJECT)
+    assert len(store.file_hashes()) == 2 * batches * 40
+    assert len(store.find_references("common")) == 2 * batches * 40 * 50
+    assert len(store.find_references("common", "two")) == batches * 40 * 50
+    assert len(store.symbol_names()) == 2 * batches * 40
+    assert sorted(store.list_sessions()) == sorted(
+        f"{tag}-{b}" for tag in ("one", "two") for b in range(batches)
+    )
+    store.close()
+
+
+def test_a_writer_waits_for_another_connections_transaction(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "p.db", PROJECT)
+    blocker = sqlite3.connect(tmp_path / "p.db", isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    blocker.execute("INSERT INTO config (key, json) VALUES ('root', '\"/elsewhere\"')")
+    release = threading.Timer(1.0, lambda: blocker.execute("COMMIT"))
+    release.start()
+    started = time.monotonic()
+
+    store.set_config("settings", {"waited": True})
+
+    assert time.monotonic() - started >= 0.9
+    release.join()
+    blocker.close()
+    assert store.get_config("settings") == {"waited": True}
+    assert store.get_config("root") == "/elsewhere"
+    store.close()
+
+
+KILLED = """
+import sys
+from pathlib import Path
+from ipuaro.domain import FileData, FileIndexes, Reference
+from ipuaro.store.protocol import IndexBatch
+from ipuaro.store.sqlite import SqliteStore
+
+store = SqliteStore(Path(sys.argv[1]), "tests-proj")
+store.apply_batch(IndexBatch(files={"before.py": FileData(lines=["a"], hash="h", size=1,
+                                                          last_modified=1.0)}))
+# A tiny page cache makes the transaction spill to the WAL while it runs, so the kill lands
+# in the middle of writing rather than before the first byte.
+store._conn.execute("PRAGMA cache_size = 50")
+batch = IndexBatch()
+for f in range(2000):
+    path = f"big/f{f}.py"
+    batch.files[path] = FileData(lines=["line"] * 100, hash=path, size=500, last_modified=1.0)
+    batch.file_indexes[path] = FileIndexes(
+        references=[Reference(name=f"n{i % 300}", path=path, line=i, column=1) for i in range(150)]
+    )
+print("start", flush=True)
+store.apply_batch(batch)
+print("done", flush=True)
+"""
+
+
+def test_a_writer_killed_mid_batch_leaves_all_or_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    wal = tmp_path / "p.db-wal"
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(db)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "start"
+    baseline = wal.stat().st_size
+    deadline = time.monotonic() + 120
+    while wal.stat().st_size < baseline + 2_000_000 and child.poll() is None:
+        assert time.monotonic() < deadline, "the batch never started writing"
+        time.sleep(0.001)
+    os.kill(child.pid, signal.SIGKILL)
+    rest = child.stdout.read()
+    child.wait()
+    child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+    assert "done" not in rest, "the batch finished before the kill: nothing was tested"
+
+    store = SqliteStore(db, PROJECT)  # opens without error: the WAL tail is discarded
+    assert store.file_hashes() == {"before.py": "h"}
+    assert store.find_references("n1") == []
+    assert store.get_file_indexes("big/f0.py") is None
+    store.close()
+    with sqlite3.connect(db) as check:
+        assert check.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    check.close()
+
+
+def test_another_schema_version_asks_for_a_rebuild(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    store = SqliteStore(db, PROJECT)
+    store.save_session(full_session("s1", PROJECT))
+    store.close()
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    raw.close()
+
+    with pytest.raises(SchemaMismatch, match=r"ipuaro index --rebuild") as caught:
+        SqliteStore(db, PROJECT)
+    assert str(db) in str(caught.value) and f"version {SCHEMA_VERSION + 1}" in str(caught.value)
+
+    rebuilt = SqliteStore.rebuild(db, PROJECT)
+    assert rebuilt.file_hashes() == {} and rebuilt.list_sessions() == []
+    rebuilt.close()
+    with sqlite3.connect(tmp_path / "p.db.bak") as backup:
+        assert backup.execute("SELECT count(*) FROM sessions").fetchone() == (1,)
+    backup.close()
+
+
+def test_a_garbage_file_is_named_with_what_to_do(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    db.write_bytes(os.urandom(8192))
+
+    with pytest.raises(StoreError, match=r"not a usable ipuaro SQLite database") as caught:
+        SqliteStore(db, PROJECT)
+    assert not isinstance(caught.value, SchemaMismatch)
+    assert str(db) in str(caught.value) and "ipuaro index --rebuild" in str(caught.value)
+
+    store = SqliteStore.rebuild(db, PROJECT)
+    store.apply_batch(IndexBatch(files={"a.py": text_file("a.py")}))
+    assert store.get_file("a.py") == text_file("a.py")
+    store.close()
+
+
+def test_someone_elses_sqlite_database_is_not_taken_over(tmp_path: Path) -> None:
+    db = tmp_path / "app.db"
+    with sqlite3.connect(db) as raw:
+        raw.execute("CREATE TABLE customers (id INTEGER)")
+    raw.close()
+
+    with pytest.raises(StoreError, match=r"not an ipuaro store.*point store.path elsewhere"):
+        SqliteStore(db, PROJECT)
+    with sqlite3.connect(db) as raw:
+        assert raw.execute("SELECT count(*) FROM customers").fetchone() == (0,)
+    raw.close()
+
+
+def test_a_database_of_another_project_is_refused(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "p.db", "projects-one").close()
+    with pytest.raises(StoreError, match=r"belongs to project 'projects-one'"):
+        SqliteStore(tmp_path / "p.db", "projects-two")
+
+
+def test_a_directory_as_store_path_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"is a directory; set store.path"):
+        SqliteStore(tmp_path, PROJECT)
+
+
+def test_a_row_that_does_not_decode_names_table_key_and_fix(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    store = SqliteStore(db, PROJECT)
+    store.apply_batch(IndexBatch(files={"src/a.py": text_file("src/a.py")}))
+    store.save_session(full_session("s1", PROJECT))
+    store.push_undo("s1", undo_entry(1), limit=5)
+    store.set_config("settings", {"a": 1})
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE files SET json = '{\"lines\": 5'")
+        raw.execute("UPDATE sessions SET json = '{}'")
+        raw.execute("UPDATE config SET json = 'not json'")
+    raw.close()
+
+    with pytest.raises(CorruptRecord, match=r"files\['src/a.py'\].*ipuaro index --rebuild"):
+        store.get_file("src/a.py")
+    with pytest.raises(CorruptRecord, match=r"files\['src/a.py'\]"):
+        store.get_files(["src/a.py"])
+    with pytest.raises(CorruptRecord, match=r"sessions\['s1'\].*ipuaro sessions delete s1"):
+        store.load_session("s1")
+    with pytest.raises(CorruptRecord, match=r"config\['settings'\]"):
+        store.get_config("settings")
+    assert store.pop_undo("s1") == undo_entry(1)  # other rows stay readable
+    store.close()
+
+
+def test_the_file_is_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "deep" / "er" / "p.db", PROJECT).close()
+    with sqlite3.connect(tmp_path / "deep" / "er" / "p.db") as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert raw.execute("SELECT version, project FROM schema_version").fetchall() == [
+            (SCHEMA_VERSION, PROJECT)
+        ]
+    raw.close()
+
+
+def test_a_large_batch_into_a_filled_table_keeps_every_lookup_indexed(tmp_path: Path) -> None:
+    """The bulk path drops and recreates the refs indexes; afterwards they must exist again."""
+    store = SqliteStore(tmp_path / "p.db", PROJECT)
+    many = {
+        f"m{i}.py": file_indexes(f"m{i}.py", [f"n{i % 50}"], refs_per_name=20) for i in range(1200)
+    }
+    store.apply_batch(IndexBatch(file_indexes=many))
+    store.apply_batch(IndexBatch(file_indexes={"m0.py": file_indexes("m0.py", ["n0"])}))
+    store.close()
+    with sqlite3.connect(tmp_path / "p.db") as raw:
+        indexes = {
+            row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")
+        }
+        plan = " ".join(
+            str(row[3])
+            for row in raw.execute("EXPLAIN QUERY PLAN SELECT * FROM refs WHERE name = 'n1'")
+        )
+    raw.close()
+    assert {"refs_name", "refs_file", "symbols_name", "calls_callee"} <= indexes
+    assert "refs_name" in plan
