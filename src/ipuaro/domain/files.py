@@ -71,6 +71,7 @@ class MethodInfo(DomainModel):
     visibility: Visibility = "public"
     is_static: bool = False
     is_async: bool = False
+    is_abstract: bool = False
     kind: Literal["method", "getter", "setter", "constructor"] = "method"
     decorators: list[str] = Field(default_factory=list)
 

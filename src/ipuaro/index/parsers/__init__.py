@@ -1,0 +1,143 @@
+"""Per-language tree-sitter parsers: one file's text -> its FileAST and index contributions.
+
+>>> parsed = parse_source("src/app.ts", "export function main(): void {}\\n")
+>>> parsed.ast.functions[0].name, parsed.ast.exports[0].type
+('main', 'function')
+
+Each file is parsed once and one query per language (``ipuaro/index/queries/*.scm``) collects
+references, calls, comments and blocks in a single pass over the tree; declarations are read by
+walking module-level nodes. Lines and columns are 1-based; columns count characters of the text
+given. Syntax errors never raise: ``parse_error`` is set and everything outside the broken region
+is still extracted.
+
+Decisions (details in the module that implements each):
+
+- Spans start at the first decorator (or ``export``) and end on the line of the closing token.
+  An overloaded function or method is recorded once with its implementation's span and
+  signature; signatures without an implementation (``.d.ts``) span first to last signature.
+- Recorded: module-level functions (declarations, generators, arrow functions and function
+  expressions bound to const/let/var, also behind ``memo``/``forwardRef``/``observer``), classes
+  (class expressions bound to a name too) and their members, and the contents of TS namespaces.
+  Functions nested in function bodies are not recorded; their calls count for the enclosing
+  definition. A class field initialised with an arrow function is a method.
+- Import ``name`` is the local binding; re-exports are imports too. Default exports are named by
+  their local binding when there is one (``export default class App`` -> ``App``/``default``).
+- Python exports are ``__all__`` when present, else every public module-level name.
+- ``package.json`` keys also list ``scripts.<name>`` and ``<dependency section>.<name>``.
+- A call is ``caller`` (``f``, ``Class.method``, ``Class`` for class bodies, ``<module>``) ->
+  the last identifier of the callee; rendering ``<Component/>`` in JSX is a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import attrgetter
+
+from ipuaro.domain.files import FileAST
+from ipuaro.domain.indexes import FileIndexes
+from ipuaro.index.parsers import _bulk, _data
+from ipuaro.index.parsers._languages import (
+    SUPPORTED_EXTENSIONS,
+    captures,
+    grammar,
+    language_for,
+    parser,
+)
+from ipuaro.index.parsers._python import PythonReader
+from ipuaro.index.parsers._source import Collected, Source
+from ipuaro.index.parsers._ts_module import ModuleReader
+
+_START_BYTE = attrgetter("start_byte")
+
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "ParsedFile",
+    "UnsupportedLanguageError",
+    "language_for",
+    "parse_source",
+    "parse_tree_only",
+]
+
+
+class UnsupportedLanguageError(ValueError):
+    """The path has no parser; check :func:`language_for` first."""
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    ast: FileAST
+    """The file's syntax summary; ``ast.language`` is set."""
+    indexes: FileIndexes
+    """Symbols, references and call edges this file contributes to the project indexes."""
+    nesting: int
+    """Deepest block nesting (function body = 1), for the complexity score."""
+
+
+def parse_source(path: str, text: str) -> ParsedFile:
+    """Parse ``text`` as the file at ``path`` (project-relative; stored in index entries).
+
+    Raises UnsupportedLanguageError when ``language_for(path)`` is None; never raises because of
+    what the source contains.
+    """
+    language = _language_or_raise(path)
+    if language == "yaml" and _data.yaml_grammar_unsafe(text):
+        keys, todos = _data.yaml_by_lines(text)
+        ast = FileAST(keys=keys, todos=todos, language=language, parse_error=True)
+        return ParsedFile(ast=ast, indexes=FileIndexes(), nesting=0)
+    source = Source(text)
+    tree = parser(language).parse(source.data)
+    root = tree.root_node
+    found = captures(grammar(language), root)
+    for nodes in found.values():
+        nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
+    collected = Collected(path)
+    parse_error = root.has_error
+    references = []
+    calls = []
+    nesting = 0
+    if language == "python":
+        PythonReader(source, collected).read(root, found.get("import", []))
+    elif language == "json":
+        collected.keys = _data.json_keys(source, root, path)
+        parse_error = parse_error and not _data.json_error_is_tolerated(source, root, path)
+    elif language == "yaml":
+        collected.keys = _data.yaml_keys(source, root)
+    else:
+        ModuleReader(source, collected).read(
+            root, found.get("import.require", []), found.get("import.dynamic", [])
+        )
+    if language not in ("json", "yaml"):
+        references = _bulk.references(source, path, found.get("reference", []))
+        calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
+        nesting = _bulk.nesting(found.get("block", []))
+    ast = FileAST(
+        imports=collected.imports,
+        exports=collected.resolved_exports(),
+        functions=collected.functions,
+        classes=collected.classes,
+        types=collected.types,
+        todos=_bulk.todos(source, found.get("comment", [])),
+        keys=collected.keys,
+        language=language,
+        parse_error=parse_error,
+    )
+    indexes = FileIndexes(symbols=collected.symbols, references=references, calls=calls)
+    return ParsedFile(ast=ast, indexes=indexes, nesting=nesting)
+
+
+def parse_tree_only(path: str, text: str) -> None:
+    """Parse without extracting anything: the floor parse_source is measured against."""
+    language = _language_or_raise(path)
+    if language == "yaml" and _data.yaml_grammar_unsafe(text):
+        return  # the grammar would crash on it; parse_source reads it line by line
+    parser(language).parse(text.encode("utf-8", "surrogatepass"))
+
+
+def _language_or_raise(path: str) -> str:
+    language = language_for(path)
+    if language is None:
+        raise UnsupportedLanguageError(
+            f"no parser for {path!r}: supported extensions are {', '.join(SUPPORTED_EXTENSIONS)}"
+            " (use language_for() to check a path first)"
+        )
+    return language
