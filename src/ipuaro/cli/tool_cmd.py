@@ -1,0 +1,132 @@
+"""``ipuaro tool NAME --args JSON``: call one tool against the indexed project, JSON out.
+
+Exit codes: 0 the tool succeeded; 1 the tool failed (the JSON says why); 2 bad usage (bad
+JSON, unknown tool, bad config); 3 the tool needed a confirmation nobody could give (no
+terminal and no ``--yes``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ipuaro.cli.common import fail, load_project
+
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+    from ipuaro.store.protocol import Store
+    from ipuaro.tools.base import ConfirmChoice, ConfirmDecision, ConfirmRequest
+
+EXIT_TOOL_ERROR = 1
+EXIT_REFUSED = 3
+CLI_SESSION = "cli"
+"""Edits made from ``ipuaro tool`` share one undo stack."""
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        fail(f"--args is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")
+    if not isinstance(value, dict):
+        example = '{"path": "src/a.ts"}'
+        fail(f"--args must be a JSON object like '{example}', got {type(value).__name__}")
+    return value
+
+
+class TerminalConfirm:
+    """Asks on the terminal; with ``--yes`` answers "apply"; without a terminal refuses."""
+
+    def __init__(self, assume_yes: bool) -> None:
+        self.assume_yes = assume_yes
+        self.refused_without_tty = False
+
+    async def __call__(self, request: ConfirmRequest) -> ConfirmDecision | ConfirmChoice:
+        if self.assume_yes:
+            return "apply"
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            self.refused_without_tty = True
+            return "reject"
+        click.echo(click.style(request.title, bold=True), err=True)
+        if request.description:
+            click.echo(request.description, err=True)
+        if request.command:
+            click.echo(f"$ {request.command}", err=True)
+        if request.diff:
+            click.echo(request.diff, err=True)
+        answer = await asyncio.to_thread(click.confirm, "Apply?", default=False, err=True)
+        return "apply" if answer else "reject"
+
+
+def ensure_indexed(root: Path, config: Config, store: Store) -> Any:
+    """The indexer for ``root``; indexes first when the store has never seen the project."""
+    from ipuaro.index.indexer import Indexer
+
+    indexer = Indexer(root, config, store)
+    if store.get_config("last_indexed") is None:
+        click.echo(f"indexing {root} (first use)…", err=True)
+        indexer.index()
+    return indexer
+
+
+@click.command("tool")
+@click.argument("name")
+@click.option("--args", "args_json", default="{}", metavar="JSON", help="Arguments object.")
+@click.option(
+    "--project",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Project folder (default: the current directory's project).",
+)
+@click.option("--yes", is_flag=True, help="Answer yes to every confirmation.")
+@click.option("--refresh", is_flag=True, help="Re-index changed files before the call.")
+def command(name: str, args_json: str, project: Path | None, yes: bool, refresh: bool) -> None:
+    """Call tool NAME with --args JSON and print the result as JSON (success, data, error).
+
+    Without --yes a tool that needs confirmation shows its diff and asks on the terminal; with
+    no terminal it is refused (exit 3).
+    """
+    from ipuaro.tools.registry import ToolRegistry
+
+    arguments = parse_arguments(args_json)
+    registry = ToolRegistry.default()
+    if registry.resolve_name(name) is None:
+        fail(f"unknown tool {name!r}; tools: {', '.join(t.name for t in registry.tools())}")
+    root, config = load_project(project)
+    from ipuaro.store.factory import open_store
+    from ipuaro.store.protocol import StoreError
+    from ipuaro.tools.context import build_context
+
+    try:
+        store = open_store(config, root)
+    except StoreError as error:
+        fail(f"cannot open the store: {error}", EXIT_TOOL_ERROR)
+    try:
+        try:
+            indexer = ensure_indexed(root, config, store)
+            if refresh:
+                indexer.index()
+        except StoreError as error:
+            fail(f"indexing {root} failed: {error}", EXIT_TOOL_ERROR)
+        confirm = TerminalConfirm(yes)
+        ctx = build_context(
+            root,
+            config,
+            store,
+            lambda changed, deleted: indexer.update_paths(changed, deleted),
+            session_id=CLI_SESSION,
+            confirm=confirm,
+            auto_apply=False,
+        )
+        result = asyncio.run(registry.call(name, arguments, ctx, call_id="cli"))
+    finally:
+        store.close()
+    click.echo(result.model_dump_json(by_alias=True, indent=2))
+    if result.success:
+        return
+    sys.exit(EXIT_REFUSED if confirm.refused_without_tty else EXIT_TOOL_ERROR)

@@ -1,0 +1,35 @@
+"""The edit engine: every change goes validate → diff → confirm → undo entry → atomic write →
+re-index (``engine``); undo/redo persisted in the store (``undo``); all-or-nothing groups
+(``transaction``); ``replace`` matching (``matching``); marker merging for ``edit_file``
+(``markers``); the edit-file sub-agent (``planner``).
+"""
+
+from ipuaro.edits.engine import EditEngine, EditRefused, EditResult
+from ipuaro.edits.lineedits import LineEditError, apply_line_edits, rebase_range
+from ipuaro.edits.markers import MergeFailed, merge_markers
+from ipuaro.edits.matching import MatchError, ReplaceResult, find_and_replace
+from ipuaro.edits.planner import LlmEditPlanner, PlanError, parse_plan
+from ipuaro.edits.transaction import FileWrite, TransactionFailed, write_all
+from ipuaro.edits.undo import UndoManager, UndoOutcome
+
+__all__ = [
+    "EditEngine",
+    "EditRefused",
+    "EditResult",
+    "FileWrite",
+    "LineEditError",
+    "LlmEditPlanner",
+    "MatchError",
+    "MergeFailed",
+    "PlanError",
+    "ReplaceResult",
+    "TransactionFailed",
+    "UndoManager",
+    "UndoOutcome",
+    "apply_line_edits",
+    "find_and_replace",
+    "merge_markers",
+    "parse_plan",
+    "rebase_range",
+    "write_all",
+]

@@ -1,0 +1,220 @@
+"""``edit_file``: merge a sketch with ``// ... existing code ...`` markers into the file.
+
+The sketch is split at marker lines into chunks. Each chunk replaces the file region that runs
+from its first line (the head anchor) to its last line (the tail anchor); lines between two
+chunks are kept. A chunk is placed only when its anchors are found uniquely, in order, after the
+previous chunk; otherwise :class:`MergeFailed` says why and the edit goes to the planner.
+
+A sketch without a leading marker starts at the file's first line and one without a trailing
+marker runs to its end — unless that chunk's anchor is found uniquely elsewhere, which means
+the marker was forgotten (deleting the rest of a file because of a missing comment would be the
+worst possible guess).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MARKER = re.compile(
+    r"^\s*(?://|#|/\*|<!--|--|;|\*)\s*(?:\.{2,}|…)\s*"
+    r"(?:(?:existing|rest|remaining|unchanged|previous|other|same|more|original|keep)\b[^\n]*)?"
+    r"(?:\.{2,}|…)?\s*(?:\*/|-->)?\s*$",
+    re.IGNORECASE,
+)
+_BARE_ELLIPSIS = re.compile(r"^\s*(?:\.{3}|…)\s*$")
+
+
+class MergeFailed(Exception):
+    """The sketch could not be placed deterministically; the message says which chunk."""
+
+
+def is_marker(line: str) -> bool:
+    return bool(_MARKER.match(line) or _BARE_ELLIPSIS.match(line))
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    lines: list[str]
+    open_start: bool
+    """No marker before it: the chunk begins the file."""
+    open_end: bool
+    """No marker after it: the chunk ends the file."""
+
+
+def _chunks(sketch_lines: list[str]) -> list[_Chunk]:
+    groups: list[list[str]] = [[]]
+    marker_before: list[bool] = [False]
+    for line in sketch_lines:
+        if is_marker(line):
+            groups.append([])
+            marker_before.append(True)
+        else:
+            groups[-1].append(line)
+    chunks: list[_Chunk] = []
+    for index, group in enumerate(groups):
+        trimmed = _trim_blank(group)
+        if not trimmed:
+            continue
+        chunks.append(
+            _Chunk(trimmed, open_start=not marker_before[index], open_end=index == len(groups) - 1)
+        )
+    return chunks
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def _positions(keys: list[str], key: str, lo: int, hi: int) -> list[int]:
+    return [i for i in range(lo, hi) if keys[i] == key]
+
+
+def _forward_context(keys: list[str], chunk: list[str], pos: int) -> int:
+    """How many chunk lines match the file contiguously from ``pos`` on."""
+    count = 0
+    while count < len(chunk) and pos + count < len(keys) and keys[pos + count] == chunk[count]:
+        count += 1
+    return count
+
+
+def _backward_context(keys: list[str], chunk: list[str], pos: int, floor: int) -> int:
+    count = 0
+    while (
+        count < len(chunk)
+        and pos - count >= floor
+        and keys[pos - count] == chunk[len(chunk) - 1 - count]
+    ):
+        count += 1
+    return count
+
+
+def _best(candidates: list[int], score: dict[int, int]) -> list[int]:
+    if not candidates:
+        return []
+    top = max(score[c] for c in candidates)
+    return [c for c in candidates if score[c] == top]
+
+
+def _indent_width(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _block_end(file_lines: list[str], head: int) -> int | None:
+    """Index of the first non-blank line after ``head`` indented no deeper than ``head`` (the
+    closing line of a brace block, or the next statement of an indented one)."""
+    width = _indent_width(file_lines[head])
+    for index in range(head + 1, len(file_lines)):
+        line = file_lines[index]
+        if line.strip() and _indent_width(line) <= width:
+            return index
+    return None
+
+
+def _find_head(keys: list[str], chunk_keys: list[str], lo: int) -> int | None:
+    found = _positions(keys, chunk_keys[0], lo, len(keys))
+    if not found:
+        return None
+    score = {p: _forward_context(keys, chunk_keys, p) for p in found}
+    best = _best(found, score)
+    if len(best) > 1:
+        lines = ", ".join(str(p + 1) for p in best[:6])
+        raise MergeFailed(
+            f"the line {chunk_keys[0]!r} appears {len(best)} times (lines {lines}); add the "
+            "line above it to the edit so it is unique"
+        )
+    return best[0]
+
+
+def _find_tail(
+    file_lines: list[str], keys: list[str], chunk_keys: list[str], head: int
+) -> int | None:
+    found = _positions(keys, chunk_keys[-1], head, len(keys))
+    if not found:
+        return None
+    score = {p: _backward_context(keys, chunk_keys, p, head) for p in found}
+    best = _best(found, score)
+    if len(best) == 1:
+        return best[0]
+    # Several equally good closing lines (``}`` everywhere): the one that closes the head's
+    # block is the structural answer, not a guess.
+    end = _block_end(file_lines, head)
+    if end is not None and end in best:
+        return end
+    lines = ", ".join(str(p + 1) for p in best[:6])
+    raise MergeFailed(
+        f"the closing line {chunk_keys[-1]!r} matches {len(best)} places (lines {lines}); "
+        "end the chunk with a line that is unique"
+    )
+
+
+def _absent(keys: list[str], lines: list[str]) -> bool:
+    """True when none of ``lines`` (ignoring blanks) occurs in the file: they are additions."""
+    present = set(keys)
+    return all(not line or line not in present for line in lines)
+
+
+def _region(
+    file_lines: list[str], keys: list[str], chunk: _Chunk, cursor: int, has_marker: bool
+) -> tuple[int, int]:
+    """File lines ``[first, last]`` (inclusive) that ``chunk`` replaces."""
+    chunk_keys = [line.strip() for line in chunk.lines]
+    head = _find_head(keys, chunk_keys, cursor)
+    if head is None:
+        if chunk.open_start and has_marker and cursor == 0:
+            head = 0  # the chunk is the new beginning of the file
+        else:
+            # New lines before an existing anchor: an insertion above it.
+            try:
+                tail = _find_tail(file_lines, keys, chunk_keys, cursor)
+            except MergeFailed:
+                tail = None
+            if tail is not None:
+                matched = _backward_context(keys, chunk_keys, tail, cursor)
+                if _absent(keys, chunk_keys[: len(chunk_keys) - matched]):
+                    return tail - matched + 1, tail
+            raise MergeFailed(
+                f"its first line {chunk.lines[0].strip()!r} is not in the file (after the "
+                "previous chunk); start each chunk with an existing line"
+            )
+    forward = _forward_context(keys, chunk_keys, head)
+    if forward == len(chunk_keys):
+        return head, head + forward - 1  # unchanged context only
+    tail = _find_tail(file_lines, keys, chunk_keys, head)
+    if tail is not None:
+        return head, tail
+    if chunk.open_end and has_marker:
+        return head, len(file_lines) - 1  # the chunk is the new end of the file
+    if _absent(keys, chunk_keys[forward:]):
+        return head, head + forward - 1  # new lines after an existing anchor: an insertion
+    raise MergeFailed(
+        f"its last line {chunk.lines[-1].strip()!r} is not in the file after its first line; "
+        "end each chunk with an existing line"
+    )
+
+
+def merge_markers(file_lines: list[str], sketch: str) -> list[str]:
+    """The file's new lines after applying ``sketch``; raises :class:`MergeFailed`."""
+    sketch_lines = sketch.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    chunks = _chunks(sketch_lines)
+    if not chunks:
+        raise MergeFailed("code_edit holds only markers; nothing to change")
+    has_marker = any(is_marker(line) for line in sketch_lines)
+    keys = [line.strip() for line in file_lines]
+    out: list[str] = []
+    cursor = 0
+    for number, chunk in enumerate(chunks, start=1):
+        try:
+            first, last = _region(file_lines, keys, chunk, cursor, has_marker)
+        except MergeFailed as failure:
+            raise MergeFailed(f"chunk {number}: {failure}") from None
+        out.extend(file_lines[cursor:first])
+        out.extend(chunk.lines)
+        cursor = last + 1
+    out.extend(file_lines[cursor:])
+    return out

@@ -1,0 +1,300 @@
+"""``replace``: find ``old`` in a file, most exact strategy first, and never guess.
+
+1. exact: the text occurs once (or ``replace_all``);
+2. whitespace: lines equal once trailing whitespace and indentation are ignored — the new text
+   is re-indented by the same amount the file's lines differ from ``old``;
+3. fuzzy: a window of lines whose similarity to ``old`` is at least the threshold, applied only
+   when exactly one place qualifies.
+
+Everything works on the file's lines joined with ``\\n``; the caller puts the file's own EOL
+style back. Failures raise :class:`MatchError` with the closest lines and their numbers.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Literal
+
+from ipuaro.edits.diffs import numbered
+
+Strategy = Literal["exact", "whitespace", "fuzzy"]
+MAX_LISTED = 8
+FUZZY_MIN_LINES = 2
+"""Fuzzy matching needs at least this many non-blank lines in ``old``."""
+FIRST_LINE_SIMILARITY = 0.75
+AMBIGUITY_MARGIN = 0.05
+"""A fuzzy match must beat every other place by this much similarity to count as unique."""
+
+
+class MatchError(Exception):
+    """``old`` could not be placed; the message shows the model what to send instead."""
+
+
+@dataclass(frozen=True)
+class ReplaceResult:
+    lines: list[str]
+    strategy: Strategy
+    count: int
+    similarity: float = 1.0
+
+
+def _normalise(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _trim_blank(lines: list[str]) -> list[str]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def reindent(new_lines: list[str], old_lines: list[str], window: list[str]) -> list[str]:
+    """Give ``new_lines`` the file's indentation where ``old`` matched ``window`` ignoring it
+    (models often drop or add a level). New line ``i`` is shifted like old line ``i`` (or the
+    last old line), so a snippet sent without any indentation gets each line's own depth."""
+    anchors = [j for j, line in enumerate(old_lines) if line.strip()]
+    first = anchors[0]
+    out: list[str] = []
+    for index, line in enumerate(new_lines):
+        if not line.strip():
+            out.append(line)
+            continue
+        j = min(index, len(old_lines) - 1)
+        if not old_lines[j].strip():
+            j = min(anchors, key=lambda a: abs(a - j))
+        old_indent, file_indent = _indent(old_lines[j]), _indent(window[j])
+        if not line.startswith(old_indent):
+            old_indent, file_indent = _indent(old_lines[first]), _indent(window[first])
+        if line.startswith(old_indent):
+            out.append(file_indent + line[len(old_indent) :])
+        else:
+            out.append(line)
+    return out
+
+
+def _exact(file_text: str, old: str, new: str, replace_all: bool) -> ReplaceResult | None:
+    count = file_text.count(old)
+    if count == 0:
+        return None
+    if count > 1 and not replace_all:
+        offsets: list[int] = []
+        start = file_text.find(old)
+        while start != -1 and len(offsets) < MAX_LISTED:
+            offsets.append(start)
+            start = file_text.find(old, start + 1)
+        where = ", ".join(str(_line_of(file_text, off)) for off in offsets)
+        raise MatchError(
+            f"`old` occurs {count} times (starting at lines {where}). Include more surrounding "
+            "lines in `old` so it matches once, or set replace_all=true to change every one."
+        )
+    result = file_text.replace(old, new) if replace_all else file_text.replace(old, new, 1)
+    return ReplaceResult(result.split("\n"), "exact", count)
+
+
+def _whitespace(
+    lines: list[str], old_lines: list[str], new_lines: list[str], replace_all: bool
+) -> ReplaceResult | None:
+    keys = [line.strip() for line in lines]
+    old_keys = [line.strip() for line in old_lines]
+    size = len(old_keys)
+    starts: list[int] = []
+    i = 0
+    while i + size <= len(keys):
+        if keys[i] == old_keys[0] and keys[i : i + size] == old_keys:
+            starts.append(i)
+            i += size  # non-overlapping, like str.replace
+        else:
+            i += 1
+    if not starts:
+        return None
+    if len(starts) > 1 and not replace_all:
+        where = ", ".join(str(s + 1) for s in starts[:MAX_LISTED])
+        raise MatchError(
+            f"`old` matches {len(starts)} places when indentation is ignored (lines {where}). "
+            "Include more surrounding lines so it matches once, or set replace_all=true."
+        )
+    out = list(lines)
+    for start in reversed(starts):
+        window = out[start : start + size]
+        out[start : start + size] = reindent(new_lines, old_lines, window)
+    return ReplaceResult(out, "whitespace", len(starts))
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int
+    score: float
+
+
+def _fuzzy_candidates(lines: list[str], old_lines: list[str]) -> list[_Candidate]:
+    """Score windows of ``len(old_lines)`` lines. Only windows sharing at least one stripped
+    line with ``old`` are scored (or every line when ``old`` is a single line), which keeps a
+    40K-line file fast."""
+    keys = [line.strip() for line in lines]
+    old_keys = [line.strip() for line in old_lines]
+    size = len(old_keys)
+    if size > len(keys):
+        return []
+    starts: set[int] = set()
+    if size == 1:
+        starts = set(range(len(keys)))
+    else:
+        positions: dict[str, list[int]] = {}
+        for index, key in enumerate(keys):
+            if key:
+                positions.setdefault(key, []).append(index)
+        for offset, key in enumerate(old_keys):
+            for index in positions.get(key, ()):
+                start = index - offset
+                if 0 <= start <= len(keys) - size:
+                    starts.add(start)
+        if not starts:
+            starts = _similar_first_line(keys, old_keys, size)
+    target = "\n".join(old_keys)
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(target)
+    scored: list[_Candidate] = []
+    for start in sorted(starts):
+        matcher.set_seq1("\n".join(keys[start : start + size]))
+        if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
+            continue
+        scored.append(_Candidate(start, matcher.ratio()))
+    return scored
+
+
+def _similar_first_line(keys: list[str], old_keys: list[str], size: int) -> set[int]:
+    """Windows whose line matching ``old``'s first non-blank line is at least 75 % alike: the
+    fallback when no line of ``old`` occurs exactly (each may carry a typo)."""
+    offset = next((i for i, key in enumerate(old_keys) if key), 0)
+    matcher = difflib.SequenceMatcher(autojunk=False)
+    matcher.set_seq2(old_keys[offset])
+    found: set[int] = set()
+    for index, key in enumerate(keys):
+        start = index - offset
+        if not key or not 0 <= start <= len(keys) - size:
+            continue
+        matcher.set_seq1(key)
+        if (
+            matcher.real_quick_ratio() >= FIRST_LINE_SIMILARITY
+            and matcher.quick_ratio() >= FIRST_LINE_SIMILARITY
+            and matcher.ratio() >= FIRST_LINE_SIMILARITY
+        ):
+            found.add(start)
+    return found
+
+
+def _distinct(candidates: list[_Candidate], size: int) -> list[_Candidate]:
+    """Best candidate of each cluster of overlapping windows (a window shifted by one line is
+    the same place, not a second one)."""
+    best: list[_Candidate] = []
+    for cand in sorted(candidates, key=lambda c: -c.score):
+        if all(abs(cand.start - other.start) >= size for other in best):
+            best.append(cand)
+    return best
+
+
+def _fuzzy(
+    lines: list[str], old_lines: list[str], new_lines: list[str], threshold: float
+) -> ReplaceResult:
+    size = len(old_lines)
+    if sum(1 for line in old_lines if line.strip()) < FUZZY_MIN_LINES:
+        # One short line that is 90 % alike is usually a different line (`a + b` vs `a * b`).
+        raise MatchError(
+            _not_found_message(
+                lines, old_lines, _fuzzy_candidates(lines, old_lines), threshold, fuzzy=False
+            )
+        )
+    candidates = _fuzzy_candidates(lines, old_lines)
+    qualifying = _distinct([c for c in candidates if c.score >= threshold], size)
+    if len(qualifying) == 1:
+        # A runner-up almost as similar (below the threshold or not) makes the choice a guess.
+        rivals = _distinct(candidates, size)
+        close_second = [
+            c
+            for c in rivals
+            if c.start != qualifying[0].start and c.score >= qualifying[0].score - AMBIGUITY_MARGIN
+        ]
+        qualifying += close_second
+    if len(qualifying) == 1:
+        found = qualifying[0]
+        out = list(lines)
+        window = out[found.start : found.start + size]
+        out[found.start : found.start + size] = reindent(new_lines, old_lines, window)
+        return ReplaceResult(out, "fuzzy", 1, found.score)
+    if len(qualifying) > 1:
+        where = ", ".join(
+            f"{c.start + 1}-{c.start + size} ({c.score:.0%})" for c in qualifying[:MAX_LISTED]
+        )
+        raise MatchError(
+            f"`old` was not found exactly; {len(qualifying)} places are similar (lines {where}). "
+            "Not guessing between them: copy the exact lines from get_lines into `old`."
+        )
+    raise MatchError(_not_found_message(lines, old_lines, candidates, threshold))
+
+
+def _not_found_message(
+    lines: list[str],
+    old_lines: list[str],
+    candidates: list[_Candidate],
+    threshold: float,
+    *,
+    fuzzy: bool = True,
+) -> str:
+    keys = {line.strip() for line in lines}
+    missing = next((line for line in old_lines if line.strip() and line.strip() not in keys), None)
+    tried = f", not at {threshold:.0%} similarity)." if fuzzy else ")."
+    parts = ["`old` was not found in the file (not exactly, not ignoring whitespace" + tried]
+    if missing is not None:
+        parts.append(f"This line of `old` matches no line of the file: {missing.strip()!r}")
+    if candidates:
+        best = max(candidates, key=lambda c: c.score)
+        window = lines[best.start : best.start + len(old_lines)]
+        parts.append(
+            f"Closest lines ({best.score:.0%} similar):\n{numbered(window, best.start + 1)}"
+        )
+    parts.append("Read the current lines with get_lines and copy them exactly into `old`.")
+    return "\n".join(parts)
+
+
+def find_and_replace(
+    file_lines: list[str],
+    old: str,
+    new: str,
+    *,
+    replace_all: bool = False,
+    threshold: float = 0.9,
+) -> ReplaceResult:
+    """New lines of the file with ``old`` replaced by ``new`` (see the module docstring)."""
+    old, new = _normalise(old), _normalise(new)
+    if not old.strip():
+        raise MatchError(
+            "`old` is empty; give the exact text to replace (use create_file or "
+            "edit_lines to insert text)."
+        )
+    if old == new:
+        raise MatchError("`old` and `new` are identical; nothing would change.")
+    file_text = "\n".join(file_lines)
+    exact = _exact(file_text, old, new, replace_all)
+    if exact is not None:
+        return exact
+    old_lines = _trim_blank(old.split("\n"))
+    new_lines = new.split("\n")
+    if old.endswith("\n") and new.endswith("\n"):
+        new_lines = new_lines[:-1]
+    new_lines = _trim_blank(new_lines) if new.strip() else []
+    tolerant = _whitespace(file_lines, old_lines, new_lines, replace_all)
+    if tolerant is not None:
+        return tolerant
+    return _fuzzy(file_lines, old_lines, new_lines, threshold)

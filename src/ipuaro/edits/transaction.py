@@ -1,0 +1,62 @@
+"""All-or-nothing writes of several files: if any write fails, every file already written is
+put back byte for byte (and files the group created are removed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ipuaro.edits.atomic import Snapshot, atomic_write, remove_file
+
+
+class TransactionFailed(Exception):
+    """A write failed; every file of the group is as it was before."""
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    rel: str
+    abs: Path
+    text: str | None
+    """New content, or None to delete the file."""
+
+
+def read_current(path: Path) -> bytes | None:
+    """The file's bytes, or None when there is no file (a missing parent counts as missing)."""
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def write_all(writes: list[FileWrite]) -> None:
+    """Apply ``writes`` in order; on the first failure restore every touched file and raise."""
+    done: list[Snapshot] = []
+    for write in writes:
+        try:
+            snapshot = Snapshot.take(write.abs)
+            done.append(snapshot)
+            if write.text is None:
+                if snapshot.data is not None:
+                    remove_file(write.abs)
+            else:
+                atomic_write(write.abs, write.text.encode("utf-8"))
+        except OSError as exc:
+            problems = _restore(done)
+            reason = exc.strerror or str(exc)
+            message = f"writing {write.rel} failed ({reason}); "
+            if problems:
+                message += "could not restore: " + "; ".join(problems)
+            else:
+                message += f"all {len(done) or 1} file(s) of the change were left as they were"
+            raise TransactionFailed(message) from exc
+
+
+def _restore(snapshots: list[Snapshot]) -> list[str]:
+    problems: list[str] = []
+    for snapshot in reversed(snapshots):
+        try:
+            snapshot.restore()
+        except OSError as exc:  # reported, and the other files are still restored
+            problems.append(f"{snapshot.path}: {exc.strerror or exc}")
+    return problems

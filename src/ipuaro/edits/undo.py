@@ -1,0 +1,129 @@
+"""Undo and redo of applied changes, persisted in the store so they survive a restart.
+
+Entries are pushed by the edit engine (one per file; the files of one change share a
+``group``). Undo takes the newest entry and every entry of its group, checks that each file
+still holds what the change wrote (refusing, unless forced, when someone edited it since),
+writes the previous contents back as one transaction and moves the entries to the redo stack.
+Redo is the mirror image. Contents are stored as lines *with* their terminators, so the bytes
+come back exactly (CRLF, a missing final newline).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
+
+if TYPE_CHECKING:
+    from ipuaro.domain import UndoEntry
+    from ipuaro.store.protocol import Store, UndoStackName
+    from ipuaro.tools.base import Reindex
+
+
+@dataclass
+class UndoOutcome:
+    done: bool
+    message: str
+    paths: list[str] = field(default_factory=list)
+    description: str = ""
+    changed_since: list[str] = field(default_factory=list)
+    """Files edited after the change (the reason an unforced undo refused)."""
+
+
+def _text(lines: list[str] | None) -> str | None:
+    return None if lines is None else "".join(lines)
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
+
+
+class UndoManager:
+    def __init__(
+        self,
+        store: Store,
+        session_id: str,
+        root: Path,
+        reindex: Reindex,
+        limit: int = 10,
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.root = root
+        self.reindex = reindex
+        self.limit = limit
+
+    def history(self, stack: UndoStackName = "undo") -> list[UndoEntry]:
+        return self.store.list_undo(self.session_id, stack)
+
+    def undo(self, force: bool = False) -> UndoOutcome:
+        return self._move("undo", force)
+
+    def redo(self, force: bool = False) -> UndoOutcome:
+        return self._move("redo", force)
+
+    def _group(self, stack: UndoStackName) -> list[UndoEntry]:
+        """The newest entry and the rest of its group (oldest first)."""
+        entries = self.store.list_undo(self.session_id, stack)
+        if not entries:
+            return []
+        top = entries[-1]
+        if top.group is None:
+            return [top]
+        group: list[UndoEntry] = []
+        for entry in reversed(entries):
+            if entry.group != top.group:
+                break
+            group.append(entry)
+        return list(reversed(group))
+
+    def _move(self, direction: Literal["undo", "redo"], force: bool) -> UndoOutcome:
+        target: UndoStackName = "redo" if direction == "undo" else "undo"
+        group = self._group(direction)
+        if not group:
+            return UndoOutcome(False, f"nothing to {direction}")
+        description = group[-1].description
+        # Undo expects the file as the change left it and restores the previous content; redo
+        # the other way round.
+        expected = {
+            e.file_path: _text(e.new_content if direction == "undo" else e.previous_content)
+            for e in group
+        }
+        wanted = {
+            e.file_path: _text(e.previous_content if direction == "undo" else e.new_content)
+            for e in group
+        }
+        changed = [p for p, text in expected.items() if read_current(self.root / p) != _bytes(text)]
+        if changed and not force:
+            return UndoOutcome(
+                False,
+                f"cannot {direction} '{description}': "
+                + ", ".join(changed)
+                + " changed since; force it to overwrite those changes",
+                paths=list(expected),
+                description=description,
+                changed_since=changed,
+            )
+        writes = [FileWrite(p, self.root / p, text) for p, text in wanted.items()]
+        try:
+            write_all(writes)
+        except TransactionFailed as error:
+            return UndoOutcome(False, f"{direction} failed: {error}", list(wanted), description)
+        for _ in group:
+            self.store.pop_undo(self.session_id, direction)
+        for entry in group:
+            self.store.push_undo(self.session_id, entry, max(self.limit, len(group)), target)
+        changed_paths = [p for p, text in wanted.items() if text is not None]
+        deleted_paths = [p for p, text in wanted.items() if text is None]
+        note = ""
+        try:
+            self.reindex(changed_paths, deleted_paths)
+        except Exception as error:  # the files are restored; the index catches up later
+            note = f" (re-indexing failed: {error})"
+        files = ", ".join(wanted)
+        past = "undone" if direction == "undo" else "redone"
+        return UndoOutcome(
+            True, f"{past}: {description} ({files}){note}", list(wanted), description
+        )

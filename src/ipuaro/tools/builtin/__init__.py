@@ -1,0 +1,1 @@
+"""The built-in tools, one per module; ``ipuaro.tools.registry.builtin_tools`` lists them."""

@@ -1,0 +1,60 @@
+"""find_references: where a symbol is used, from the syntax-tree reference index."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
+from ipuaro.tools.common import folder_prefix, plural
+from ipuaro.tools.limits import MAX_REFERENCES
+from ipuaro.tools.snippets import close_symbols, line_texts
+
+
+class FindReferencesArgs(ArgsModel):
+    symbol: str = Field(description="Identifier to look for, e.g. createUser")
+    path: str | None = Field(None, description="Only in this file or folder")
+
+
+class FindReferences(BaseTool):
+    name = "find_references"
+    description = (
+        "Find every place an identifier is used (path:line:column and the line), from the "
+        'syntax tree, not text search. Example: {"symbol": "createUser", "path": "src"}'
+    )
+    args_model = FindReferencesArgs
+    path_fields: ClassVar[tuple[str, ...]] = ("path",)
+
+    async def execute(self, args: FindReferencesArgs, ctx: ToolContext) -> ToolOutcome:
+        symbol = args.symbol.strip()
+        if not symbol:
+            raise ToolError("symbol is empty; give an identifier such as createUser.")
+        name = symbol.rsplit(".", 1)[-1].removesuffix("()")
+        prefix = folder_prefix(ctx, args.path)
+        refs = ctx.store.find_references(name, prefix)
+        refs.sort(key=lambda r: (r.path, r.line, r.column))
+        if not refs:
+            where = f" under {prefix}" if prefix else ""
+            close = close_symbols(ctx.store, name)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            return ToolOutcome.ok(
+                f"No references to {name!r}{where}.{hint}",
+                data={"symbol": name, "total": 0, "references": []},
+            )
+        shown = refs[:MAX_REFERENCES]
+        texts = line_texts(ctx.store, ((r.path, r.line) for r in shown))
+        files = len({r.path for r in refs})
+        lines = [f"{plural(len(refs), 'reference')} to {name!r} in {plural(files, 'file')}:"]
+        lines += [f"{r.path}:{r.line}:{r.column}: {texts.get((r.path, r.line), '')}" for r in shown]
+        if len(refs) > len(shown):
+            lines.append(
+                f"… [{len(refs) - len(shown)} more not shown (limit {MAX_REFERENCES}); pass path "
+                "to look in one folder or file]"
+            )
+        data = {
+            "symbol": name,
+            "total": len(refs),
+            "references": [{"path": r.path, "line": r.line, "column": r.column} for r in shown],
+        }
+        return ToolOutcome.ok("\n".join(lines), data=data)

@@ -1,0 +1,124 @@
+"""What many tools share: resolving a path the model gave, reading a file from the store (the
+index is the truth), asking before a secret is read, and "did you mean" suggestions."""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass
+
+from ipuaro.domain import FileData
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, ToolContext, ToolError, ToolRefused
+
+MAX_SUGGESTIONS = 5
+
+
+def suggest_paths(ctx: ToolContext, wanted: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
+    """Indexed paths closest to ``wanted``: same file name first, then similar names/paths."""
+    paths = list(ctx.store.file_hashes())
+    if not paths:
+        return []
+    wanted = wanted.strip().strip("/").removeprefix("./")
+    base = posixpath.basename(wanted).lower()
+    same_name = sorted((p for p in paths if posixpath.basename(p).lower() == base), key=len)
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(posixpath.basename(path).lower(), []).append(path)
+    close_names = difflib.get_close_matches(base, list(by_name), n=limit, cutoff=0.6)
+    similar = [p for name in close_names for p in sorted(by_name[name], key=len)]
+    close_paths = difflib.get_close_matches(wanted, paths, n=limit, cutoff=0.6)
+    ordered: list[str] = []
+    for path in [*same_name, *close_paths, *similar]:
+        if path not in ordered:
+            ordered.append(path)
+    return ordered[:limit]
+
+
+def did_you_mean(ctx: ToolContext, wanted: str) -> str:
+    candidates = suggest_paths(ctx, wanted)
+    if not candidates:
+        return "Use get_structure or find_files to see which files exist."
+    return "Did you mean: " + ", ".join(candidates) + "?"
+
+
+def project_path(ctx: ToolContext, path: str) -> str:
+    """The model's path as a project-relative POSIX path (refused paths raise ToolError)."""
+    from ipuaro.security.paths import PathRefused
+
+    try:
+        return ctx.paths.resolve(path).rel
+    except PathRefused as error:
+        raise ToolError(error.reason) from None
+
+
+def folder_prefix(ctx: ToolContext, path: str | None) -> str | None:
+    """A folder or file filter for project-wide tools; None means the whole project."""
+    if path is None or path.strip() in ("", ".", "./", "/"):
+        return None
+    rel = project_path(ctx, path)
+    return None if rel == "." else rel
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    path: str
+    data: FileData
+
+
+async def read_stored(ctx: ToolContext, path: str) -> StoredFile:
+    """The indexed file at ``path``, after the secret check. Missing files raise a ToolError
+    with the closest indexed paths."""
+    rel = project_path(ctx, path)
+    data = ctx.store.get_file(rel)
+    if data is None:
+        where = ctx.root / rel
+        if where.is_dir():
+            raise ToolError(f"{rel} is a directory; use get_structure(path={rel!r}) to list it.")
+        hint = did_you_mean(ctx, rel)
+        if where.exists():
+            raise ToolError(
+                f"{rel} exists but is not in the index (ignored by .gitignore or "
+                f"project.ignorePatterns, or not indexed yet). {hint}"
+            )
+        raise ToolError(f"File not found: {rel}. {hint}")
+    await ensure_secret_allowed(ctx, rel)
+    return StoredFile(rel, data)
+
+
+async def ensure_secret_allowed(ctx: ToolContext, rel: str) -> None:
+    """Secret files (``.env``, keys) reach the model only with the user's allowance."""
+    if not ctx.paths.is_secret(rel) or rel in ctx.allowed_secrets:
+        return
+    if ctx.confirm is None:
+        raise ToolRefused(
+            f"{rel} is a secret file (keys, .env); its content is not read without the "
+            "user's allowance, and nobody can be asked in this run."
+        )
+    request = ConfirmRequest(
+        kind="read_secret",
+        title=f"Read secret file {rel}?",
+        description=f"The model asked to read {rel}, which may hold secrets. Its content "
+        "would be sent to the model.",
+    )
+    answer = await ctx.confirm(request)
+    decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+    if decision.choice == "reject":
+        raise ToolRefused(f"the user did not allow reading the secret file {rel}.")
+    if decision.choice == "always":
+        ctx.allowed_secrets.add(rel)
+
+
+def text_only(stored: StoredFile) -> list[str]:
+    if stored.data.kind == "binary":
+        raise ToolError(f"{stored.path} is a binary file ({stored.data.size} bytes); no text.")
+    if stored.data.kind == "symlink":
+        raise ToolError(f"{stored.path} is a symlink to {stored.data.target}; read the target.")
+    return stored.data.lines
+
+
+def short_hash(value: str) -> str:
+    return value[:12]
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"

@@ -1,0 +1,229 @@
+"""The registry: one explicit list of tools, their specs, and a ``call`` that never raises.
+
+Unknown tools, bad arguments and exceptions inside a tool all come back as failed results the
+model can read and act on; only cancellation (``asyncio.CancelledError``) propagates.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from ipuaro.domain import ToolResult
+from ipuaro.tools.arguments import (
+    TOOL_ALIASES,
+    describe_errors,
+    model_schema,
+    normalise_arguments,
+    schema_hint,
+)
+from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
+
+log = logging.getLogger(__name__)
+
+
+def builtin_tools() -> list[Tool]:
+    """Every tool, in the order the model sees them (reads first, then search, analysis, git,
+    run, edits)."""
+    from ipuaro.tools.builtin.create_file import CreateFile
+    from ipuaro.tools.builtin.delete_file import DeleteFile
+    from ipuaro.tools.builtin.edit_file import EditFile
+    from ipuaro.tools.builtin.edit_lines import EditLines
+    from ipuaro.tools.builtin.find_definition import FindDefinition
+    from ipuaro.tools.builtin.find_files import FindFiles
+    from ipuaro.tools.builtin.find_references import FindReferences
+    from ipuaro.tools.builtin.get_class import GetClass
+    from ipuaro.tools.builtin.get_complexity import GetComplexity
+    from ipuaro.tools.builtin.get_dependencies import GetDependencies
+    from ipuaro.tools.builtin.get_dependents import GetDependents
+    from ipuaro.tools.builtin.get_function import GetFunction
+    from ipuaro.tools.builtin.get_lines import GetLines
+    from ipuaro.tools.builtin.get_structure import GetStructure
+    from ipuaro.tools.builtin.get_todos import GetTodos
+    from ipuaro.tools.builtin.git_commit import GitCommit
+    from ipuaro.tools.builtin.git_diff import GitDiff
+    from ipuaro.tools.builtin.git_status import GitStatus
+    from ipuaro.tools.builtin.grep_search import GrepSearch
+    from ipuaro.tools.builtin.replace import Replace
+    from ipuaro.tools.builtin.run_command import RunCommand
+    from ipuaro.tools.builtin.run_tests import RunTests
+
+    return [
+        GetLines(),
+        GetFunction(),
+        GetClass(),
+        GetStructure(),
+        FindDefinition(),
+        FindReferences(),
+        GrepSearch(),
+        FindFiles(),
+        GetDependencies(),
+        GetDependents(),
+        GetComplexity(),
+        GetTodos(),
+        GitStatus(),
+        GitDiff(),
+        GitCommit(),
+        RunCommand(),
+        RunTests(),
+        EditLines(),
+        Replace(),
+        EditFile(),
+        CreateFile(),
+        DeleteFile(),
+    ]
+
+
+def to_result(outcome: ToolOutcome, call_id: str) -> ToolResult:
+    details: dict[str, Any] = dict(outcome.details or {})
+    if outcome.data is not None:
+        details["data"] = outcome.data
+    if outcome.refused:
+        details["refused"] = True
+    if outcome.conflict is not None:
+        conflict = outcome.conflict
+        details["conflict"] = {
+            "path": conflict.path,
+            "message": conflict.message,
+            "expectedHash": conflict.expected_hash,
+            "currentHash": conflict.current_hash,
+            "canApply": conflict.rebased is not None,
+        }
+    return ToolResult(
+        call_id=call_id,
+        success=outcome.success,
+        data=outcome.content if outcome.success else None,
+        error=None if outcome.success else (outcome.error or outcome.content),
+        details=details or None,
+    )
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"two tools are named {tool.name!r}")
+            self._tools[tool.name] = tool
+
+    @classmethod
+    def default(cls) -> ToolRegistry:
+        return cls(builtin_tools())
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def get(self, name: str) -> Tool | None:
+        resolved = self.resolve_name(name)
+        return None if resolved is None else self._tools[resolved]
+
+    def read_only(self) -> list[Tool]:
+        return [tool for tool in self._tools.values() if tool.read_only]
+
+    def read_only_registry(self) -> ToolRegistry:
+        """The plan-mode registry: write and shell tools are absent, not just discouraged."""
+        return ToolRegistry(self.read_only())
+
+    def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]:
+        tools = self.read_only() if plan_mode else self.tools()
+        return [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": model_schema(tool.args_model),
+            }
+            for tool in tools
+        ]
+
+    def resolve_name(self, name: str) -> str | None:
+        if not isinstance(name, str):
+            return None
+        if name in self._tools:
+            return name
+        cleaned = name.strip().lower().replace("-", "_")
+        if cleaned in self._tools:
+            return cleaned
+        alias = TOOL_ALIASES.get(cleaned)
+        return alias if alias in self._tools else None
+
+    def accepted_names(self) -> set[str]:
+        """Every name a call may use: the tools and the aliases that map to one of them."""
+        names = set(self._tools)
+        names.update(alias for alias, target in TOOL_ALIASES.items() if target in self._tools)
+        return names
+
+    async def call(
+        self,
+        name: str,
+        arguments: Any,
+        ctx: ToolContext,
+        call_id: str,
+        *,
+        plan_mode: bool = False,
+    ) -> ToolResult:
+        outcome = await self.call_outcome(name, arguments, ctx, plan_mode=plan_mode)
+        return to_result(outcome, call_id)
+
+    async def call_outcome(
+        self, name: str, arguments: Any, ctx: ToolContext, *, plan_mode: bool = False
+    ) -> ToolOutcome:
+        """Like :meth:`call` but keeps the :class:`Conflict` object for the caller."""
+        resolved = self.resolve_name(name)
+        if resolved is None:
+            return ToolOutcome.fail(self._unknown(name))
+        tool = self._tools[resolved]
+        if plan_mode and not tool.read_only:
+            return ToolOutcome.fail(
+                f"{tool.name} changes files or runs commands and is not available in plan "
+                "mode; describe the change in the plan instead."
+            )
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return ToolOutcome.fail(
+                f"Arguments for {tool.name} must be a JSON object, got "
+                f"{type(arguments).__name__}. Expected: {schema_hint(tool.name, tool.args_model)}"
+            )
+        path_fields: tuple[str, ...] = getattr(tool, "path_fields", ())
+        try:
+            args = tool.args_model.model_validate(
+                normalise_arguments(arguments, tool.args_model, path_fields)
+            )
+        except ValidationError as error:
+            problems = "; ".join(describe_errors(error))
+            return ToolOutcome.fail(
+                f"Invalid arguments for {tool.name}: {problems}. "
+                f"Expected: {schema_hint(tool.name, tool.args_model)}"
+            )
+        try:
+            return await tool.execute(args, ctx)
+        except ToolRefused as refused:
+            return ToolOutcome.fail(str(refused), refused=True)
+        except ToolError as error:
+            return ToolOutcome.fail(str(error))
+        except Exception as error:  # a bug or an I/O failure: the loop must go on
+            log.exception("tool %s failed", tool.name)
+            return ToolOutcome.fail(f"{tool.name} failed: {type(error).__name__}: {error}")
+
+    async def apply_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome:
+        """The user chose "apply" on a conflict: write the edit moved onto the current file."""
+        from ipuaro.edits.engine import EditEngine
+
+        if conflict.rebased is None:
+            return ToolOutcome.fail(
+                f"{conflict.path}: the lines the edit targets were changed too; ask the model "
+                "to read the file again and redo the edit (regenerate)."
+            )
+        result = await EditEngine(ctx).apply(conflict.rebased, conflict.description)
+        if result.applied:
+            return ToolOutcome.ok(result.message, details={"diff": result.diff})
+        return ToolOutcome.fail(result.message, refused=result.refused)
+
+    def _unknown(self, name: Any) -> str:
+        shown = name if isinstance(name, str) else repr(name)
+        close = difflib.get_close_matches(str(shown), sorted(self.accepted_names()), n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        return f"Unknown tool {shown!r}.{hint} Available tools: {', '.join(self._tools)}."

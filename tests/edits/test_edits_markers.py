@@ -1,0 +1,113 @@
+"""edit_file marker merge: deterministic placement or a clear refusal (then the planner)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ipuaro.edits.markers import MergeFailed, is_marker, merge_markers
+
+TS = [
+    "import { a } from './a';",
+    "",
+    "export function first() {",
+    "  return 1;",
+    "}",
+    "",
+    "export function second() {",
+    "  return 2;",
+    "}",
+    "",
+    "export function third() {",
+    "  return 3;",
+    "}",
+]
+
+
+def test_marker_forms() -> None:
+    for line in (
+        "// ... existing code ...",
+        "  // ...existing code...",
+        "# ... existing code ...",
+        "/* ... existing code ... */",
+        "<!-- ... existing code -->",
+        "// ... rest of the file unchanged ...",
+        "...",
+    ):
+        assert is_marker(line), line
+    for line in ("// existing code", "x = '...'", "# ... see below for details"):
+        assert not is_marker(line), line
+
+
+def test_replaces_a_function_body_between_markers() -> None:
+    sketch = (
+        "// ... existing code ...\n"
+        "export function second() {\n"
+        "  const two = 2;\n"
+        "  return two;\n"
+        "}\n"
+        "// ... existing code ..."
+    )
+    out = merge_markers(TS, sketch)
+    assert out[6:11] == [
+        "export function second() {",
+        "  const two = 2;",
+        "  return two;",
+        "}",
+        "",
+    ]
+    assert out[:6] == TS[:6]
+    assert out[-3:] == TS[-3:]
+
+
+def test_two_chunks_in_order() -> None:
+    sketch = (
+        "import { a } from './a';\n"
+        "import { b } from './b';\n"
+        "// ... existing code ...\n"
+        "export function third() {\n"
+        "  return a() + b();\n"
+        "}\n"
+    )
+    out = merge_markers(TS, sketch)
+    assert out[0:2] == ["import { a } from './a';", "import { b } from './b';"]
+    assert out[-3:] == ["export function third() {", "  return a() + b();", "}"]
+    assert out[2:-3] == TS[1:-3]
+
+
+def test_python_hash_markers() -> None:
+    py = ["def a():", "    return 1", "", "def b():", "    return 2", ""]
+    sketch = "# ... existing code ...\ndef b():\n    return 3\n"
+    # No trailing marker: the chunk runs to the end of the file.
+    out = merge_markers(py, sketch)
+    assert out == ["def a():", "    return 1", "", "def b():", "    return 3"]
+
+
+def test_missing_anchor_fails_with_the_line() -> None:
+    sketch = "// ... existing code ...\nfunction nowhere() {\n  x();\n}\n// ... existing code ..."
+    with pytest.raises(MergeFailed) as error:
+        merge_markers(TS, sketch)
+    assert "function nowhere() {" in str(error.value)
+
+
+def test_ambiguous_head_fails() -> None:
+    lines = ["x = 1", "y = 2", "x = 1", "y = 3"]
+    with pytest.raises(MergeFailed) as error:
+        merge_markers(lines, "# ... existing code ...\nx = 1\nz = 0\n# ... existing code ...")
+    assert "appears 2 times" in str(error.value)
+
+
+def test_forgotten_leading_marker_does_not_delete_the_top_of_the_file() -> None:
+    sketch = "export function third() {\n  return 33;\n}"
+    out = merge_markers(TS, sketch)
+    assert out[:10] == TS[:10]
+    assert out[10:] == ["export function third() {", "  return 33;", "}"]
+
+
+def test_no_markers_and_unplaceable_fails_instead_of_overwriting() -> None:
+    with pytest.raises(MergeFailed):
+        merge_markers(TS, "const brandNew = true;")
+
+
+def test_only_markers_is_refused() -> None:
+    with pytest.raises(MergeFailed):
+        merge_markers(TS, "// ... existing code ...\n// ... existing code ...")

@@ -1,0 +1,126 @@
+"""``ipuaro tool`` as a real process: JSON out, exit codes 0 / 1 / 2 / 3."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import FIXTURE, GIT_IDENTITY, git
+
+RXJS = Path("/root/.cache/ipuaro-corpora/rxjs/package")
+
+
+def run_tool(
+    tmp_path: Path, project: Path, name: str, args: str, *extra: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
+    env.update(GIT_IDENTITY)
+    env["IPUARO_DATA_DIR"] = str(tmp_path / "data")
+    env["IPUARO_CONFIG_DIR"] = str(tmp_path / "user-config")
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ipuaro",
+            "tool",
+            name,
+            "--args",
+            args,
+            "--project",
+            str(project),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )
+
+
+def payload(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Path:
+    root = tmp_path / "tools_app"
+    shutil.copytree(FIXTURE, root)
+    git(root, "init", "-q", "-b", "main")
+    return root
+
+
+def test_read_tool_prints_json_and_exits_0(tmp_path: Path, app: Path) -> None:
+    done = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/math.ts", "end": 3}')
+    assert done.returncode == 0, done.stderr
+    result = payload(done)
+    assert result["success"] is True and result["error"] is None
+    assert "1| export function add" in result["data"]
+    assert "indexing" in done.stderr  # the first use indexes the project
+
+
+def test_tool_error_exits_1_with_json(tmp_path: Path, app: Path) -> None:
+    done = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/maths.ts"}')
+    assert done.returncode == 1
+    result = payload(done)
+    assert result["success"] is False and "src/utils/math.ts" in result["error"]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("get_lines", "{not json", "--args is not valid JSON"),
+        ("get_lines", "[1, 2]", "--args must be a JSON object"),
+        ("teleport", "{}", "unknown tool 'teleport'"),
+    ],
+)
+def test_bad_usage_exits_2_with_one_line(
+    tmp_path: Path, app: Path, name: str, args: str, message: str
+) -> None:
+    done = run_tool(tmp_path, app, name, args)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout == ""
+
+
+def test_edit_without_yes_and_without_a_terminal_is_refused_exit_3(
+    tmp_path: Path, app: Path
+) -> None:
+    before = (app / "README.md").read_bytes()
+    args = json.dumps({"path": "README.md", "old": "A fixture project", "new": "Changed"})
+    done = run_tool(tmp_path, app, "replace", args)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert payload(done)["success"] is False
+    assert (app / "README.md").read_bytes() == before
+
+
+def test_edit_with_yes_applies_and_undo_stack_persists(tmp_path: Path, app: Path) -> None:
+    args = json.dumps({"path": "README.md", "old": "A fixture project", "new": "Changed"})
+    done = run_tool(tmp_path, app, "replace", args, "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Changed" in (app / "README.md").read_text()
+    assert payload(done)["details"]["diff"].count("+") >= 1
+    again = run_tool(tmp_path, app, "grep_search", '{"query": "Changed"}')
+    assert payload(again)["details"]["data"]["matches"][0]["path"] == "README.md"
+
+
+@pytest.mark.skipif(not RXJS.is_dir(), reason="the rxjs corpus is not downloaded")
+def test_find_references_on_rxjs(tmp_path: Path) -> None:
+    done = run_tool(tmp_path, RXJS, "find_references", '{"symbol": "mergeMap"}', timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = payload(done)
+    refs = result["details"]["data"]["references"]
+    assert result["details"]["data"]["total"] >= 20
+    for ref in refs[:20]:
+        assert set(ref) == {"path", "line", "column"}
+        line = (RXJS / ref["path"]).read_text(encoding="utf-8").splitlines()[ref["line"] - 1]
+        assert line[ref["column"] - 1 :].startswith("mergeMap"), (ref, line)
+    assert any(r["path"] == "src/internal/operators/mergeMap.ts" for r in refs)

@@ -1,0 +1,102 @@
+"""run_command and run_tests through the real command policy and runner."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.tools.builtin.run_tests import detect_tests
+
+from .conftest import Project
+
+
+async def test_allowed_command_runs_in_the_project_root(project: Project) -> None:
+    result = await project.ok("run_command", command="ls src && echo done")
+    assert "services" in result.data and "done" in result.data
+    assert project.data(result)["exitCode"] == 0
+
+
+async def test_denied_command_is_refused_with_the_reason(project: Project) -> None:
+    result = await project.call("run_command", command="rm -rf src")
+    assert not result.success and result.details and result.details["refused"]
+    assert "denied" in (result.error or "")
+    assert (project.root / "src").is_dir()
+
+
+async def test_unknown_command_asks_and_always_allows(project: Project) -> None:
+    headless = await project.call("run_command", command="cowsay-like-tool --version")
+    assert not headless.success and "approval" in (headless.error or "")
+
+    asked: list[ConfirmRequest] = []
+
+    async def always(request: ConfirmRequest) -> ConfirmDecision:
+        asked.append(request)
+        return ConfirmDecision("always")
+
+    project.ctx.confirm = always
+    first = await project.call("run_command", command="make --version")
+    assert first.success, first.error
+    assert "GNU Make" in (first.data or "")
+    assert asked and asked[0].kind == "command" and asked[0].command == "make --version"
+    again = await project.call("run_command", command="make --version")
+    assert again.success and len(asked) == 1  # "always" remembered for the session
+
+
+async def test_failing_command_output_and_cap(project: Project) -> None:
+    failed = await project.call("run_command", command="ls no-such-folder")
+    assert not failed.success and "exit code 2" in (failed.error or "")
+    big = await project.ok("run_command", command="seq 1 20000")
+    assert project.data(big)["truncated"] is True
+    assert len(big.data.encode()) < 9000
+    assert "1\n2\n3" in big.data and "20000" in big.data  # head and tail kept
+
+
+async def test_run_tests_detects_node_test_via_npm(project: Project) -> None:
+    result = await project.ok("run_tests")
+    assert project.data(result)["runner"] == "npm test"
+    assert "tests passed" in result.data and "pass 2" in result.data
+
+
+async def test_run_tests_prefers_the_project_setting(project: Project) -> None:
+    settings = project.root / ".ipuaro"
+    settings.mkdir()
+    (settings / "project.json").write_text(json.dumps({"test": f"{sys.executable} -m pytest -q"}))
+    result = await project.ok("run_tests", path="py/tests/test_models.py", filter="sums")
+    assert project.data(result)["runner"] == "project preference"
+    assert "1 passed, 1 deselected" in result.data
+
+
+async def test_run_tests_reports_failures(project: Project) -> None:
+    (project.root / "test" / "broken.test.js").write_text(
+        "import { test } from 'node:test';\nimport assert from 'node:assert';\n"
+        "test('fails', () => assert.equal(1, 2));\n"
+    )
+    result = await project.call("run_tests")
+    assert not result.success and "tests failed" in (result.error or "")
+
+
+def test_detection_table(project: Project) -> None:
+    paths = sorted(project.store.file_hashes())
+    assert detect_tests(project.root, paths).command == "npm test"  # type: ignore[union-attr]
+    plan = detect_tests(project.root, paths, "test/math.test.js", "add")
+    assert (
+        plan is not None and plan.command == "node --test --test-name-pattern=add test/math.test.js"
+    )
+    py = detect_tests(project.root, paths, "py/tests/test_models.py", "total")
+    assert py is not None and py.runner == "pytest" and "-k total" in py.command
+    (project.root / "package.json").write_text(
+        json.dumps({"scripts": {"test": "vitest"}, "devDependencies": {"vitest": "1"}})
+    )
+    vitest = detect_tests(project.root, paths, "src/a.test.ts", "adds")
+    assert vitest is not None and vitest.command == "npx vitest run src/a.test.ts -t adds"
+
+
+async def test_headless_flag_lets_asked_commands_run_but_never_denied_ones(
+    project: Project,
+) -> None:
+    project.ctx.headless_allow_commands = True
+    asked = await project.ok("run_command", command="make --version")
+    assert "GNU Make" in asked.data
+    denied = await project.call("run_command", command="sudo ls")
+    assert not denied.success and "denied" in (denied.error or "")
