@@ -1,0 +1,285 @@
+"""Run one turn's tool calls: read-only calls concurrently, everything else in order.
+
+Every call ends with a result the model can read, whatever happens: an unknown tool, bad
+arguments or a failing tool come back as failed results from the registry. Failures that are
+not the model's doing go to the user first (the concept's error matrix): an edit conflict offers
+apply / skip / regenerate; an I/O failure (``file``), a store failure (``store``) or a timed-out
+command (``command``) offers retry / skip / abort. An abort leaves every unfinished call with a
+``cancelled`` result so the history never holds a call without its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ipuaro.agent.events import (
+    AgentError,
+    AgentEvent,
+    AgentHandlers,
+    ErrorChoice,
+    ErrorKind,
+    ErrorRaised,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ipuaro.domain import ToolCall, ToolResult
+from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolOutcome
+
+NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
+"""Tools that are not read-only but do not edit files (no "changed paths", no edit stats)."""
+
+_FILE_FAILURES = (
+    "OSError",
+    "PermissionError",
+    "FileNotFoundError",
+    "IsADirectoryError",
+    "NotADirectoryError",
+    "TransactionFailed",
+    "UnicodeDecodeError",
+)
+_STORE_FAILURES = ("StoreError", "StoreUnavailable", "CorruptRecord", "SchemaMismatch", "sqlite3")
+CANCELLED = "cancelled: the user interrupted before this call finished"
+
+
+class ToolSet(Protocol):
+    """The part of ``ipuaro.tools.registry.ToolRegistry`` the agent uses."""
+
+    def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]: ...
+    def resolve_name(self, name: str) -> str | None: ...
+    def accepted_names(self) -> set[str]: ...
+    def get(self, name: str) -> Tool | None: ...
+    async def call_outcome(
+        self, name: str, arguments: Any, ctx: ToolContext, *, plan_mode: bool = False
+    ) -> ToolOutcome: ...
+    async def apply_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome: ...
+
+
+@dataclass
+class CallRecord:
+    call: ToolCall
+    result: ToolResult
+    content: str
+    """What the model reads (capped)."""
+    duration_s: float
+    truncated: bool = False
+    refused: bool = False
+    edit: bool = False
+    """An editing tool (for session stats and the list of changes)."""
+    changed: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Dispatched:
+    records: list[CallRecord]
+    aborted: str | None = None
+    """Why the batch stopped early (user interrupt, or abort chosen in an error dialog)."""
+
+
+class AbortRequested(Exception):
+    """The user chose abort in an error dialog."""
+
+
+def call_summary(call: ToolCall) -> str:
+    """``get_function src/auth/login.ts login`` — one compact line for the chat."""
+    parts = [call.name]
+    for value in call.parameters.values():
+        if isinstance(value, str):
+            text = value.strip().splitlines()[0] if value.strip() else '""'
+            parts.append(text if len(text) <= 48 else text[:47] + "…")
+        elif isinstance(value, bool | int | float):
+            parts.append(str(value))
+        if len(parts) >= 5:
+            break
+    return " ".join(parts)
+
+
+def failure_kind(outcome: ToolOutcome, tool_name: str) -> ErrorKind | None:
+    """Which row of the error matrix a failed outcome belongs to, or None when it is the
+    model's to fix (wrong arguments, missing path, failing tests)."""
+    if outcome.success or outcome.refused:
+        return None
+    data = outcome.data if isinstance(outcome.data, dict) else {}
+    if data.get("timedOut"):
+        return "command"
+    error = outcome.error or outcome.content
+    if error.startswith(f"{tool_name} failed: "):
+        if any(name in error for name in _STORE_FAILURES):
+            return "store"
+        if any(name in error for name in _FILE_FAILURES):
+            return "file"
+    return None
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        tools: ToolSet,
+        ctx: ToolContext,
+        handlers: AgentHandlers,
+        emit: Callable[[AgentEvent], None],
+        cap: Callable[[str], tuple[str, bool]],
+        *,
+        plan_mode: bool = False,
+        on_record: Callable[[CallRecord], None] | None = None,
+    ) -> None:
+        """``on_record`` sees each result as soon as it exists (the agent saves it at once, so
+        an edit's result survives a crash during a later, slow call of the same batch)."""
+        self.on_record = on_record
+        self.tools = tools
+        self.ctx = ctx
+        self.handlers = handlers
+        self.emit = emit
+        self.cap = cap
+        self.plan_mode = plan_mode
+
+    def is_read_only(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        # An unknown name fails at once without side effects: safe to run with the reads.
+        return tool is None or tool.read_only
+
+    async def run(self, calls: Sequence[ToolCall], cancel: asyncio.Event) -> Dispatched:
+        records: dict[str, CallRecord] = {}
+        aborted: str | None = None
+        try:
+            for group in self._groups(calls):
+                if cancel.is_set():
+                    break
+                if len(group) > 1:
+                    await _race(asyncio.gather(*(self._run_one(c, records) for c in group)), cancel)
+                else:
+                    await _race(self._run_one(group[0], records), cancel)
+        except _Cancelled:
+            aborted = "interrupted by the user"
+        except AbortRequested as abort:
+            aborted = f"aborted after an error: {abort}"
+        out: list[CallRecord] = []
+        for call in calls:
+            record = records.get(call.id)
+            if record is None:
+                result = ToolResult(call_id=call.id, success=False, error=CANCELLED)
+                record = CallRecord(call, result, CANCELLED, 0.0)
+                self.emit(ToolCallEnd(call, result, 0.0))
+                if self.on_record is not None:
+                    self.on_record(record)
+            out.append(record)
+        return Dispatched(out, aborted)
+
+    def _groups(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+        groups: list[list[ToolCall]] = []
+        for call in calls:
+            if self.is_read_only(call) and groups and self.is_read_only(groups[-1][0]):
+                groups[-1].append(call)
+            else:
+                groups.append([call])
+        return groups
+
+    async def _run_one(self, call: ToolCall, records: dict[str, CallRecord]) -> None:
+        self.emit(ToolCallStart(call, call_summary(call)))
+        started = time.perf_counter()
+        while True:
+            outcome = await self.tools.call_outcome(
+                call.name, call.parameters, self.ctx, plan_mode=self.plan_mode
+            )
+            if outcome.conflict is not None:
+                outcome = await self._resolve_conflict(outcome.conflict)
+            kind = failure_kind(outcome, self.tools.resolve_name(call.name) or call.name)
+            if kind is None:
+                break
+            choice = await self._ask(
+                AgentError(kind, f"{call_summary(call)}: {outcome.error or outcome.content}")
+            )
+            if choice == "retry":
+                continue
+            if choice == "abort":
+                raise AbortRequested(outcome.error or outcome.content)
+            break
+        duration = time.perf_counter() - started
+        record = self._record(call, outcome, duration)
+        records[call.id] = record
+        if self.on_record is not None:
+            self.on_record(record)
+        self.emit(ToolCallEnd(call, record.result, duration))
+
+    async def _ask(self, error: AgentError) -> ErrorChoice:
+        choices: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
+        self.emit(ErrorRaised(error, choices))
+        return await self.handlers.on_error(error, choices)
+
+    async def _resolve_conflict(self, conflict: Conflict) -> ToolOutcome:
+        choices = ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
+        self.emit(ErrorRaised(AgentError("conflict", conflict.message), choices))
+        choice = await self.handlers.on_conflict(conflict.path, conflict.description)
+        if choice == "apply":
+            return await self.tools.apply_conflict(conflict, self.ctx)
+        if choice == "skip":
+            return ToolOutcome.fail(
+                f"{conflict.path} changed since you read it and the user skipped this edit; "
+                "do not retry it unless asked.",
+                refused=True,
+            )
+        return ToolOutcome.fail(
+            f"{conflict.path} changed since you read it ({conflict.message}). Read the file "
+            "again and redo the edit against its current content."
+        )
+
+    def _record(self, call: ToolCall, outcome: ToolOutcome, duration: float) -> CallRecord:
+        from ipuaro.tools.registry import to_result
+
+        result = to_result(outcome, call.id)
+        content, truncated = self.cap(outcome.content if outcome.success else _error_text(outcome))
+        tool = self.tools.get(call.name)
+        edit = tool is not None and not tool.read_only and tool.name not in NOT_EDITS
+        changed: list[str] = []
+        if edit and outcome.success:
+            changed = _changed_paths(call, outcome)
+        return CallRecord(
+            call=call,
+            result=result,
+            content=content,
+            duration_s=duration,
+            truncated=truncated,
+            refused=outcome.refused,
+            edit=edit,
+            changed=changed,
+        )
+
+
+def _error_text(outcome: ToolOutcome) -> str:
+    text = outcome.error or outcome.content or "the tool failed without a message"
+    return text if text.lower().startswith(("error", "refused")) else f"Error: {text}"
+
+
+def _changed_paths(call: ToolCall, outcome: ToolOutcome) -> list[str]:
+    details = outcome.details or {}
+    for key in ("paths", "files"):
+        value = details.get(key)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+    path = details.get("path", call.parameters.get("path"))
+    return [path] if isinstance(path, str) else []
+
+
+class _Cancelled(Exception):
+    pass
+
+
+async def _race(work: Awaitable[Any], cancel: asyncio.Event) -> None:
+    """Run ``work`` until it ends or ``cancel`` is set (then cancel it and raise _Cancelled)."""
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(cancel.wait())
+    try:
+        done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if task in done:
+        task.result()
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    raise _Cancelled

@@ -1,0 +1,530 @@
+"""The agent loop: one user request → model turns and tool calls until an answer.
+
+Per turn: inject steering messages → assemble the context (compacting first when it is past the
+threshold) → stream the model → read its calls (native and written in the text, offered names
+only) → guard against loops → run the calls → append the results → again. The loop ends when an
+answer has no call and no steering message waits, or at a limit, an abort or an error the user
+did not want retried. Every step is an event (``events``); every message is saved at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ipuaro.agent.dispatch import CANCELLED, CallRecord, Dispatcher, ToolSet
+from ipuaro.agent.events import (
+    AgentEnd,
+    AgentError,
+    AgentEvent,
+    AgentHandlers,
+    AgentStart,
+    ConfirmRequested,
+    ContextUpdate,
+    EndReason,
+    ErrorChoice,
+    ErrorRaised,
+    EventListener,
+    MessageEnd,
+    TurnStart,
+)
+from ipuaro.agent.guard import LoopGuard
+from ipuaro.agent.history import (
+    assistant_message,
+    close_dangling,
+    keep_partial,
+    last_answer,
+    summary_message,
+    tool_message,
+    user_message,
+)
+from ipuaro.agent.observer import TurnObserver
+from ipuaro.agent.prompt import format_reprompt
+from ipuaro.agent.queues import InputQueues
+from ipuaro.agent.reporting import TurnReporter
+from ipuaro.agent.stats import RequestStats, turn_stats
+from ipuaro.agent.streamfilter import MarkupFilter
+from ipuaro.agent.turn import TurnResult, stream_turn
+from ipuaro.domain import ChatMessage, Session, ToolCall, ToolResult
+from ipuaro.llm.formats import ToolFormat
+from ipuaro.llm.protocol import ModelClient, ToolSpec
+from ipuaro.llm.toolcalls import ParsedReply, parse_reply
+from ipuaro.store.protocol import StoreError
+from ipuaro.tools.base import (
+    ConfirmCallback,
+    ConfirmChoice,
+    ConfirmDecision,
+    ConfirmRequest,
+    ReadTracker,
+    ToolContext,
+)
+
+if TYPE_CHECKING:
+    from ipuaro.agent.compactor import Compactor
+    from ipuaro.agent.context import Assembled, ContextManager
+    from ipuaro.agent.sessions import SessionKeeper
+
+log = logging.getLogger(__name__)
+
+FORMAT_ERROR_LIMIT = 3
+INTERRUPTED = "interrupted: the previous run ended before this call finished"
+ERROR_CHOICES: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
+
+
+class AgentBusy(RuntimeError):
+    """``send`` while a request runs: use ``steer`` or ``follow_up`` instead."""
+
+
+class _Stop(Exception):
+    def __init__(self, reason: EndReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason: EndReason = reason
+        self.detail = detail
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        client: ModelClient,
+        tools: ToolSet,
+        tool_ctx: ToolContext,
+        context: ContextManager,
+        compactor: Compactor,
+        sessions: SessionKeeper,
+        session: Session,
+        handlers: AgentHandlers,
+        tool_format: ToolFormat,
+        max_turns: int,
+        plan_mode: bool = False,
+        observer: TurnObserver | None = None,
+    ) -> None:
+        self.client = client
+        self.tools = tools
+        self.tool_ctx = tool_ctx
+        self.context = context
+        self.compactor = compactor
+        self.sessions = sessions
+        self.session = session
+        self.handlers = handlers
+        self.max_turns = max_turns
+        self._report = TurnReporter(observer)
+        self._listeners: list[EventListener] = []
+        self._queues = InputQueues(self._emit)
+        self._guard = LoopGuard()
+        self._busy = False
+        self._cancel: asyncio.Event | None = None
+        self._stop_request: tuple[EndReason, str] | None = None
+        self._pinned: ChatMessage | None = None
+        self._plan_mode = plan_mode
+        self.tool_format: ToolFormat = tool_format
+        self._specs: list[ToolSpec] = []
+        self._accepted: set[str] = set()
+        self._set_tools()
+        if tool_ctx.confirm is not None:
+            tool_ctx.confirm = self._announcing(tool_ctx.confirm)
+        tool_ctx.session_id = session.id
+        session.context.tokens_limit = context.budget.window
+
+    # --- public API ------------------------------------------------------------------------
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def context_usage(self) -> tuple[int, int]:
+        """(tokens in use, window) — ``ctx %`` for the status bar."""
+        return self.context.meter.used, self.context.budget.window
+
+    @property
+    def queued(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self._queues.snapshot()
+
+    async def send(self, text: str) -> AgentEnd:
+        """Run one request to its end, then any queued follow-ups (each its own request with
+        its own ``AgentStart``/``AgentEnd``); returns the last ``AgentEnd``."""
+        if self._busy:
+            raise AgentBusy("the agent is working on a request; use steer() or follow_up()")
+        if not text.strip():
+            raise ValueError("the message is empty")
+        self._busy = True
+        try:
+            end = await self._run_request(text)
+            while end.reason == "done" and (follow := self._queues.next_follow_up()) is not None:
+                end = await self._run_request(follow)
+            return end
+        finally:
+            self._busy = False
+            self._cancel = None
+
+    def steer(self, text: str) -> None:
+        """Inject ``text`` before the next model call of the running request."""
+        self._queues.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Send ``text`` as a new request once the running one has answered."""
+        self._queues.follow_up(text)
+
+    def abort(self) -> None:
+        """Stop the stream and any running command; the request ends with ``aborted``."""
+        if self._cancel is not None:
+            self._cancel.set()
+        self._queues.drop_steers()
+
+    def request_stop(self, reason: EndReason, detail: str) -> None:
+        """End the request before the next model call (headless: a refusal by policy)."""
+        if self._stop_request is None:
+            self._stop_request = (reason, detail)
+
+    def new_session(self) -> Session:
+        self._ensure_idle()
+        self._switch(self.sessions.create(self.client.model))
+        return self.session
+
+    def load_session(self, session_id: str) -> Session:
+        self._ensure_idle()
+        self._switch(self.sessions.load(session_id))
+        return self.session
+
+    def clear_history(self) -> None:
+        """Start the model's view afresh; the history stays in the session for export."""
+        self._ensure_idle()
+        self.session.history.append(summary_message("", self.context.meter.used, 0))
+        self.context.meter.used = 0
+        self.sessions.save(self.session)
+
+    def set_plan_mode(self, on: bool) -> None:
+        self._ensure_idle()
+        self._plan_mode = on
+        self._set_tools()
+
+    # --- request --------------------------------------------------------------------------
+
+    async def _run_request(self, text: str) -> AgentEnd:
+        cancel = asyncio.Event()
+        self._cancel = cancel
+        self.tool_ctx.cancel = cancel
+        self._stop_request = None
+        self._guard.reset()
+        stats = RequestStats()
+        self._emit(AgentStart(self.session.id, text))
+        answer = ""
+        reason: EndReason = "done"
+        detail: str | None = None
+        try:
+            close_dangling(self.session.history, INTERRUPTED)
+            message = user_message(text)
+            self.session.history.append(message)
+            self._pinned = message
+            await self._save()
+            self.sessions.record_input(self.session, text)
+            await self._prepare(text, stats)
+            answer = await self._turns(stats, cancel)
+        except _Stop as stop:
+            reason, detail = stop.reason, stop.detail
+            answer = last_answer(self.session.history)
+        except asyncio.CancelledError:
+            self._finish(stats, "aborted", "the task was cancelled", "")
+            raise
+        except Exception as error:  # a bug must not leave the UI waiting for agent_end
+            log.exception("agent request failed")
+            reason, detail = "error", f"internal error: {type(error).__name__}: {error}"
+        return self._finish(stats, reason, detail, answer)
+
+    def _finish(
+        self, stats: RequestStats, reason: EndReason, detail: str | None, answer: str
+    ) -> AgentEnd:
+        close_dangling(self.session.history, CANCELLED)
+        stats.fold_into(self.session.stats)
+        self.session.context.loaded_files = self.tool_ctx.reads.paths()
+        self.session.context.tokens_used = self.context.meter.used
+        try:
+            self.sessions.save(self.session)
+        except StoreError as error:
+            log.warning("session not saved: %s", error)
+            detail = f"{detail + '; ' if detail else ''}session not saved: {error}"
+        end = AgentEnd(answer, reason, stats.message_stats(), tuple(stats.changes), detail)
+        self._emit(end)
+        return end
+
+    async def _prepare(self, text: str, stats: RequestStats) -> None:
+        recent = [*self.session.context.loaded_files, *stats.changes]
+        while True:
+            try:
+                self.context.prepare_request(text, recent)
+                return
+            except StoreError as error:
+                choice = await self._ask(AgentError("store", f"reading the index failed: {error}"))
+                if choice == "skip":
+                    return
+                if choice == "abort":
+                    raise _Stop("error", f"the store failed: {error}") from None
+
+    async def _turns(self, stats: RequestStats, cancel: asyncio.Event) -> str:
+        format_errors = 0
+        turn = 0
+        while True:
+            if cancel.is_set():
+                raise _Stop("aborted", "interrupted by the user")
+            if self._stop_request is not None:
+                raise _Stop(*self._stop_request)
+            turn += 1
+            if turn > self.max_turns:
+                raise _Stop(
+                    "limit",
+                    f"stopped after {self.max_turns} model turns without a final answer "
+                    "(llm.maxTurns; raise it or narrow the request)",
+                )
+            await self._inject_steers()
+            self._emit(TurnStart(turn))
+            assembled = await self._assemble(turn, cancel)
+            result = await self._call_model(turn, assembled, cancel)
+            assert result.reply is not None
+            reply = result.reply
+            usage = reply.usage
+            stats.add_usage(usage.prompt_tokens, usage.completion_tokens)
+            if not usage.estimated:
+                self.context.meter.report(
+                    assembled.tokens, usage.prompt_tokens, usage.completion_tokens
+                )
+            parsed = parse_reply(reply, self._accepted)
+            self._report.response(turn, result, parsed)
+            calls = [self._normalise(c) for c in parsed.calls]
+            message_stats = turn_stats(
+                result.duration_s, usage.prompt_tokens, usage.completion_tokens, len(calls)
+            )
+            unreadable = not calls and (parsed.errors or not parsed.text.strip())
+            if unreadable:
+                format_errors += 1
+                self._emit(MessageEnd(parsed.text, [], message_stats))
+                if await self._reprompt(reply.text, parsed, format_errors):
+                    continue
+                return parsed.text  # the user chose to take the reply as the answer
+            format_errors = 0
+            content = parsed.text if self.tool_format == "native" else reply.text
+            self.session.history.append(assistant_message(content, calls))
+            self.session.history[-1].stats = message_stats
+            await self._save()
+            self._emit(MessageEnd(parsed.text, calls, message_stats))
+            if not calls:
+                self._context_update()
+                if self._queues.has_steers:
+                    continue
+                return parsed.text
+            await self._guard_loops(calls)
+            await self._dispatch(calls, stats, cancel)
+            self._context_update(self.context.assemble(self.session.history, self._pinned).tokens)
+
+    async def _assemble(self, turn: int, cancel: asyncio.Event) -> Assembled:
+        history = self.session.history
+        assembled = self.context.assemble(history, self._pinned)
+        if self.context.meter.corrected(assembled.tokens) > self.context.budget.compact_threshold:
+            outcome = await self.compactor.compact(history, self._pinned, cancel, turn)
+            if outcome is not None:
+                self._emit(outcome.event)
+                await self._save()
+                assembled = self.context.assemble(history, self._pinned)
+        self.context.meter.update(assembled.tokens)
+        self._report.context(turn, assembled, self.context)
+        return assembled
+
+    async def _call_model(
+        self, turn: int, assembled: Assembled, cancel: asyncio.Event
+    ) -> TurnResult:
+        while True:
+            tools = self._specs if self.tool_format == "native" else None
+            self._report.request(turn, self.client.model, self.tool_format, assembled, tools)
+            result = await stream_turn(
+                self.client,
+                assembled.system,
+                assembled.messages,
+                tools,
+                cancel,
+                self._emit,
+                MarkupFilter(frozenset(self._accepted)),
+            )
+            if result.reply is None:
+                self._report.response(turn, result, None)
+            if result.tools_fallback:
+                self.tool_format = "json"
+                self._set_tools()
+            if result.cancelled:
+                keep_partial(self.session.history, result.text)
+                raise _Stop("aborted", "interrupted by the user")
+            if result.error is None:
+                return result
+            error = result.error
+            choice = await self._ask(
+                AgentError("llm", error.message, error.retryable, error.suggestion)
+            )
+            if choice == "retry":
+                continue
+            keep_partial(self.session.history, result.text)
+            raise _Stop("error", f"model error: {error.message} — {error.suggestion}")
+
+    async def _reprompt(self, raw: str, parsed: ParsedReply, count: int) -> bool:
+        """Ask the model again with what was wrong; False when the user chose to skip (the
+        reply stands as the answer). After ``FORMAT_ERROR_LIMIT`` in a row the user decides."""
+        errors = [e.message for e in parsed.errors] or [
+            "the reply was empty: answer in text or call a tool"
+        ]
+        if count >= FORMAT_ERROR_LIMIT:
+            message = f"the model wrote {count} unreadable tool calls in a row; last: {errors[0]}"
+            choice = await self._ask(AgentError("parse", message))
+            if choice == "abort":
+                raise _Stop("error", message)
+            if choice == "skip":
+                self.session.history.append(assistant_message(parsed.text or raw, []))
+                await self._save()
+                return False
+        self.session.history.append(assistant_message(raw, []))
+        schemas = [
+            f"{spec.name}: {json.dumps(spec.parameters)}"
+            for spec in self._specs
+            if spec.name in {self.tools.resolve_name(e.tool or "") for e in parsed.errors}
+        ]
+        prompt = format_reprompt(errors, schemas, self.tool_format)
+        self.session.history.append(user_message(prompt, kind="error"))
+        await self._save()
+        return True
+
+    async def _guard_loops(self, calls: list[ToolCall]) -> None:
+        for call in calls:
+            repeats = self._guard.observe(call)
+            if not self._guard.tripped(repeats):
+                continue
+            choice = await self.handlers.on_loop(call.name, repeats)
+            if choice == "continue":
+                self._guard.reset()
+                continue
+            note = f"not run: the same call was made {repeats} times in a row (loop guard)"
+            for each in calls:
+                self.session.history.append(
+                    tool_message(each, ToolResult(call_id=each.id, success=False, error=note), note)
+                )
+            raise _Stop(
+                "limit",
+                f"stopped: {call.name} was called {repeats} times in a row with the same "
+                "arguments (loop guard)",
+            )
+
+    async def _dispatch(
+        self, calls: list[ToolCall], stats: RequestStats, cancel: asyncio.Event
+    ) -> None:
+        dispatcher = Dispatcher(
+            self.tools,
+            self.tool_ctx,
+            self.handlers,
+            self._emit,
+            self.context.cap_result,
+            plan_mode=self._plan_mode,
+            on_record=self._keep_result,
+        )
+        outcome = await dispatcher.run(calls, cancel)
+        for record in outcome.records:
+            stats.tool_calls += 1
+            if record.edit and record.result.success:
+                stats.edits_applied += 1
+            if record.edit and record.refused:
+                stats.edits_rejected += 1
+            if record.refused:
+                stats.refusals.append(record.result.error or record.call.name)
+            for path in record.changed:
+                stats.add_change(path)
+        await self._save()
+        if outcome.aborted:
+            raise _Stop("aborted" if cancel.is_set() else "error", outcome.aborted)
+
+    def _context_update(self, estimate: int | None = None) -> None:
+        """End of a turn: ``ctx %`` from the server's count, or the calibrated estimate once
+        tool results were added after it."""
+        if estimate is not None:
+            self.context.meter.update(estimate)
+        self._emit(ContextUpdate(self.context.meter.used, self.context.budget.window))
+
+    def _keep_result(self, record: CallRecord) -> None:
+        self.session.history.append(tool_message(record.call, record.result, record.content))
+        try:
+            self.sessions.save(self.session)
+        except StoreError as error:  # the save after the batch asks the user about it
+            log.warning("session not saved after %s: %s", record.call.name, error)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _set_tools(self) -> None:
+        self._specs = [
+            ToolSpec(s["name"], s["description"], s["parameters"])
+            for s in self.tools.specs(self._plan_mode)
+        ]
+        self._accepted = self.tools.accepted_names()
+        self.context.set_tools(
+            self._specs,
+            self.tool_format,
+            native=self.tool_format == "native",
+            plan_mode=self._plan_mode,
+        )
+
+    def _normalise(self, call: ToolCall) -> ToolCall:
+        resolved = self.tools.resolve_name(call.name)
+        if resolved is None or resolved == call.name:
+            return call
+        return ToolCall(id=call.id, name=resolved, parameters=call.parameters)
+
+    async def _inject_steers(self) -> None:
+        steers = self._queues.take_steers()
+        for text in steers:
+            self.session.history.append(user_message(text, kind="steer"))
+        if steers:
+            await self._save()
+
+    async def _save(self) -> None:
+        while True:
+            try:
+                self.sessions.save(self.session)
+                return
+            except StoreError as error:
+                choice = await self._ask(AgentError("store", f"saving the session failed: {error}"))
+                if choice == "skip":
+                    return
+                if choice == "abort":
+                    raise _Stop("error", f"the store failed: {error}") from None
+
+    async def _ask(self, error: AgentError) -> ErrorChoice:
+        self._emit(ErrorRaised(error, ERROR_CHOICES))
+        return await self.handlers.on_error(error, ERROR_CHOICES)
+
+    def _announcing(self, confirm: ConfirmCallback) -> ConfirmCallback:
+        async def announce(request: ConfirmRequest) -> ConfirmDecision | ConfirmChoice:
+            self._emit(ConfirmRequested(request.kind, request.title))
+            return await confirm(request)
+
+        return announce
+
+    def _switch(self, session: Session) -> None:
+        self.session = session
+        self.tool_ctx.session_id = session.id
+        self.tool_ctx.reads = ReadTracker()
+        self.context.forget()
+        self.context.meter.used = session.context.tokens_used
+        self._pinned = None
+        self._guard.reset()
+        session.context.tokens_limit = self.context.budget.window
+
+    def _ensure_idle(self) -> None:
+        if self._busy:
+            raise AgentBusy("the agent is working on a request; abort it first")
+
+    def _emit(self, event: AgentEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # a broken listener must not break the loop
+                log.exception("event listener failed on %s", event.type)

@@ -1,0 +1,107 @@
+"""Sessions in the store: create, resume the last one, save after every message, trim.
+
+A session is saved whole after every message (user, assistant, each tool result), so a crash
+mid-answer loses at most the partial answer being streamed, never an earlier turn. The undo and
+redo stacks and the input history live in the store's own per-session lists (written by the edit
+engine and the input box); the exported JSONL gathers them.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from ipuaro.agent.history import last_summary_index
+from ipuaro.config.schema import SessionConfig
+from ipuaro.domain import Session
+from ipuaro.store.protocol import Store
+
+RECENT_SCAN = 20
+
+
+class SessionNotFound(LookupError):
+    """No session with this id in the project's store."""
+
+    def __init__(self, session_id: str, known: list[str]) -> None:
+        hint = (
+            f"known sessions: {', '.join(known[-5:])}" if known else "this project has no sessions"
+        )
+        super().__init__(
+            f"session {session_id!r} not found ({hint}); list them with `ipuaro sessions list`"
+        )
+        self.session_id = session_id
+
+
+def new_session_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class SessionKeeper:
+    """Owns the reads and writes of sessions for one project."""
+
+    def __init__(self, store: Store, config: SessionConfig) -> None:
+        self.store = store
+        self.config = config
+
+    def create(self, model: str | None = None) -> Session:
+        now = time.time()
+        session = Session(
+            id=new_session_id(),
+            project_name=self.store.project_name,
+            created_at=now,
+            last_activity_at=now,
+            model=model,
+        )
+        self.store.save_session(session)
+        return session
+
+    def load(self, session_id: str) -> Session:
+        session = self.store.load_session(session_id)
+        if session is None:
+            raise SessionNotFound(session_id, self.store.list_sessions())
+        return session
+
+    def last(self) -> Session | None:
+        """The most recently active session of this project, if any."""
+        best: Session | None = None
+        # The list is ordered by save; looking at the newest few is enough and keeps start fast.
+        for session_id in reversed(self.store.list_sessions()[-RECENT_SCAN:]):
+            session = self.store.load_session(session_id)
+            if session is not None and (
+                best is None or session.last_activity_at > best.last_activity_at
+            ):
+                best = session
+        return best
+
+    def resume_or_create(self, model: str | None, new: bool = False) -> Session:
+        if not new:
+            last = self.last()
+            if last is not None:
+                return last
+        return self.create(model)
+
+    def save(self, session: Session) -> None:
+        session.last_activity_at = time.time()
+        if session.title is None:
+            first = next((m for m in session.history if m.role == "user"), None)
+            if first is not None and first.content.strip():
+                session.title = first.content.strip().splitlines()[0][:80]
+        self.trim(session)
+        self.store.save_session(session)
+
+    def trim(self, session: Session) -> int:
+        """Drop the oldest messages beyond ``max_history_messages`` — only ones the model no
+        longer sees (before the last compaction), so the context never changes by trimming."""
+        excess = len(session.history) - self.config.max_history_messages
+        cut = last_summary_index(session.history)
+        removable = min(excess, cut)
+        if removable <= 0:
+            return 0
+        del session.history[:removable]
+        return removable
+
+    def record_input(self, session: Session, text: str) -> None:
+        if not self.config.save_input_history:
+            return
+        session.input_history.append(text)
+        self.store.append_input_history(session.id, text)

@@ -1,0 +1,228 @@
+"""Wiring: config → store, index, model client, tools, context, sessions, agent.
+
+The only module that knows every concrete part; the TUI and the headless runner both start here
+(``build_app``) and talk to the result through the agent's events and handlers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ipuaro.agent.budget import ContextBudget
+from ipuaro.agent.compactor import Compactor
+from ipuaro.agent.context import ContextManager
+from ipuaro.agent.events import AgentHandlers
+from ipuaro.agent.loop import Agent
+from ipuaro.agent.prompt import resolve_tool_format
+from ipuaro.agent.sessions import SessionKeeper
+from ipuaro.config.schema import Config
+from ipuaro.domain import Session
+from ipuaro.llm.errors import ModelError
+from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
+from ipuaro.store.protocol import Store
+from ipuaro.tools.base import ConfirmCallback, ToolContext
+
+if TYPE_CHECKING:
+    from ipuaro.edits.undo import UndoManager
+    from ipuaro.index.indexer import Indexer
+    from ipuaro.tools.registry import ToolRegistry
+    from ipuaro.trace.recorder import TraceRecorder
+
+
+@dataclass
+class AppContext:
+    root: Path
+    config: Config
+    store: Store
+    client: ModelClient
+    registry: ToolRegistry
+    tool_ctx: ToolContext
+    indexer: Indexer
+    agent: Agent
+    sessions: SessionKeeper
+    window: ContextWindow
+    model_info: ModelInfo | None
+    tracer: TraceRecorder | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session(self) -> Session:
+        return self.agent.session
+
+    def undo_manager(self) -> UndoManager:
+        """Undo/redo for the current session (sessions own their stacks)."""
+        from ipuaro.edits.undo import UndoManager
+
+        return UndoManager(
+            self.store,
+            self.agent.session.id,
+            self.root,
+            self.tool_ctx.reindex,
+            self.config.undo.stack_size,
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+        self.store.close()
+
+
+def _pinned_window(session: Session) -> int | None:
+    """A session that already talked to the model keeps its window (``num_ctx`` is fixed per
+    session: changing it makes Ollama reload the model and invalidates the token figures)."""
+    return session.context.tokens_limit if session.history else None
+
+
+async def build_app(
+    root: Path,
+    config: Config,
+    *,
+    handlers: AgentHandlers,
+    confirm: ConfirmCallback | None,
+    auto_apply: bool = False,
+    session_id: str | None = None,
+    new_session: bool = False,
+    allow_commands: bool = False,
+    client: ModelClient | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> AppContext:
+    """Open everything for ``root``. Raises ``StoreError`` (store unusable), ``SessionNotFound``
+    (unknown ``session_id``) and ``ModelError`` (the model server cannot tell its window)."""
+    from ipuaro.edits.planner import LlmEditPlanner
+    from ipuaro.index.indexer import Indexer
+    from ipuaro.llm.factory import create_client
+    from ipuaro.llm.tokens import estimate_tokens
+    from ipuaro.security.commands import CommandPolicy
+    from ipuaro.security.paths import PathPolicy
+    from ipuaro.store.factory import open_store
+    from ipuaro.tools.registry import ToolRegistry
+
+    env = os.environ if environ is None else environ
+    root = root.resolve()
+    store = open_store(config, root)
+    try:
+        sessions = SessionKeeper(store, config.session)
+        if session_id is not None:
+            session = sessions.load(session_id)
+        else:
+            session = sessions.resume_or_create(config.llm.model, new=new_session)
+        if client is None:
+            client = create_client(config.llm, context_window=_pinned_window(session))
+        warnings: list[str] = []
+        window = await client.context_window()
+        if window.warning:
+            warnings.append(window.warning)
+        info: ModelInfo | None
+        try:
+            info = await client.model_info()
+        except ModelError as error:
+            info = None
+            warnings.append(f"model capabilities unknown ({error.message}); tools offered as text")
+        tool_format = resolve_tool_format(config.llm.tool_format, info)
+        if session.model != client.model:
+            session.model = client.model
+
+        indexer = Indexer(root, config, store)
+
+        def reindex(changed: list[str], deleted: list[str]) -> None:
+            indexer.update_paths(changed, deleted)
+
+        paths = PathPolicy.from_config(root, config)
+        registry = ToolRegistry.default()
+        tool_ctx = ToolContext(
+            root=root,
+            config=config,
+            store=store,
+            paths=paths,
+            commands=CommandPolicy.from_config(root, config),
+            session_id=session.id,
+            reindex=reindex,
+            confirm=confirm,
+            auto_apply=auto_apply or config.edit.auto_apply,
+            planner=LlmEditPlanner(client),
+            headless_allow_commands=allow_commands,
+        )
+        budget = ContextBudget.from_config(config.context, window.tokens)
+        context = ContextManager(store, root, budget, estimate_tokens)
+        warnings.extend(context.instructions.warnings)
+        tracer = _tracer(root, config, client, window, budget, registry, tool_format, env)
+        agent = Agent(
+            client=client,
+            tools=registry,
+            tool_ctx=tool_ctx,
+            context=context,
+            compactor=Compactor(
+                client,
+                context,
+                use_model=config.context.compression_method == "llm-summary",
+                observer=tracer,
+            ),
+            sessions=sessions,
+            session=session,
+            handlers=handlers,
+            tool_format=tool_format,
+            max_turns=config.llm.max_turns,
+            observer=tracer,
+        )
+        if tracer is not None:
+            agent.subscribe(tracer)
+        sessions.save(session)
+    except BaseException:
+        store.close()
+        if client is not None:
+            await client.aclose()
+        raise
+    return AppContext(
+        root=root,
+        config=config,
+        store=store,
+        client=client,
+        registry=registry,
+        tool_ctx=tool_ctx,
+        indexer=indexer,
+        agent=agent,
+        sessions=sessions,
+        window=window,
+        model_info=info,
+        tracer=tracer,
+        warnings=warnings,
+    )
+
+
+def _tracer(
+    root: Path,
+    config: Config,
+    client: ModelClient,
+    window: ContextWindow,
+    budget: ContextBudget,
+    registry: ToolRegistry,
+    tool_format: str,
+    env: Mapping[str, str],
+) -> TraceRecorder | None:
+    from ipuaro.trace.recorder import TraceRecorder, raw_enabled, trace_enabled
+
+    if not trace_enabled(env):
+        return None
+    from ipuaro.store.protocol import SCHEMA_VERSION
+
+    snapshot: dict[str, Any] = config.model_dump(mode="json", by_alias=True)
+    return TraceRecorder(
+        root,
+        config_snapshot=snapshot,
+        model=client.model,
+        num_ctx=window.tokens,
+        budget={
+            "window": budget.window,
+            "systemTokens": budget.system_tokens,
+            "structureTokens": budget.structure_tokens,
+            "compactAt": budget.compact_threshold,
+            "maxToolResultTokens": budget.max_tool_result_tokens,
+        },
+        tools=registry.specs(),
+        tool_format=tool_format,
+        store_schema_version=SCHEMA_VERSION,
+        raw=raw_enabled(env),
+    )

@@ -1,0 +1,285 @@
+"""``ipuaro run -p "…"``: the agent without a terminal UI, for scripts and CI.
+
+It never waits for input. Edits are applied only with ``--auto-apply``; commands the policy
+would ask about run only with ``--allow-commands``; anything else that needs a human is refused
+and ends the run with exit code 3, naming the flag that would allow it. Errors are answered by
+``--on-error`` (default abort); a loop is stopped.
+
+Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused by policy · 4 a limit
+(``--max-turns``, the loop guard).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from pydantic import BaseModel
+
+from ipuaro.agent.events import (
+    AgentEnd,
+    AgentError,
+    AgentEvent,
+    ConflictChoice,
+    EndReason,
+    ErrorChoice,
+    ErrorRaised,
+    LoopChoice,
+    MessageDelta,
+    MessageEnd,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ipuaro.config.schema import Config, LlmConfig
+
+OutputMode = Literal["text", "json", "stream-json"]
+
+EXIT_DONE = 0
+EXIT_ERROR = 1
+EXIT_REFUSED = 3
+EXIT_LIMIT = 4
+EXIT_CODES: dict[EndReason, int] = {
+    "done": EXIT_DONE,
+    "error": EXIT_ERROR,
+    "aborted": EXIT_ERROR,
+    "refused": EXIT_REFUSED,
+    "limit": EXIT_LIMIT,
+}
+MAX_RETRIES = 2
+"""``--on-error retry`` retries one failing step at most this many times, then aborts."""
+
+
+@dataclass(frozen=True)
+class HeadlessOptions:
+    prompt: str
+    output: OutputMode = "text"
+    auto_apply: bool = False
+    allow_commands: bool = False
+    on_error: ErrorChoice = "abort"
+    session_id: str | None = None
+    new_session: bool = False
+
+
+class HeadlessHandlers:
+    """Answers the agent's questions by policy, never by asking."""
+
+    def __init__(self, on_error: ErrorChoice, auto_apply: bool) -> None:
+        self.on_error_choice = on_error
+        self.auto_apply = auto_apply
+        self.errors: list[AgentError] = []
+        self._retries: dict[str, int] = {}
+
+    async def on_error(self, error: AgentError, choices: tuple[ErrorChoice, ...]) -> ErrorChoice:
+        self.errors.append(error)
+        choice = self.on_error_choice if self.on_error_choice in choices else "abort"
+        if choice == "retry":
+            key = f"{error.kind}:{error.message}"
+            self._retries[key] = self._retries.get(key, 0) + 1
+            if self._retries[key] > MAX_RETRIES:
+                return "abort"
+        return choice
+
+    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
+        # Applying onto a changed file is what --auto-apply asked for; without it, nobody agreed.
+        return "apply" if self.auto_apply else "skip"
+
+    async def on_loop(self, tool_name: str, repeats: int) -> LoopChoice:
+        return "stop"
+
+
+def server_hint(llm: LlmConfig) -> str:
+    """Exactly how to get a model server running, for the one-line 'not reachable' message."""
+    if llm.provider == "ollama":
+        url = llm.base_url or "http://localhost:11434"
+        return (
+            f"cannot reach the Ollama server at {url}. Start it with `ollama serve` and get the "
+            f"model with `ollama pull {llm.model}` (or set llm.baseUrl / IPUARO_LLM__BASE_URL "
+            "to a running server)."
+        )
+    url = llm.base_url or "http://localhost:8080/v1"
+    return (
+        f"cannot reach the OpenAI-compatible server at {url}. Start one there, e.g. "
+        f"`llama-server -m MODEL.gguf --port 8080` (llama.cpp) or LM Studio's local server "
+        f"with {llm.model} loaded, or set llm.baseUrl / IPUARO_LLM__BASE_URL to a running server."
+    )
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+@dataclass
+class RunReport:
+    refusals: list[str] = field(default_factory=list)
+    tool_errors: list[str] = field(default_factory=list)
+
+
+class Printer:
+    def __init__(self, mode: OutputMode, out: TextIO, err: TextIO) -> None:
+        self.mode = mode
+        self.out = out
+        self.err = err
+        self._line_open = False
+
+    def __call__(self, event: AgentEvent) -> None:
+        if self.mode == "stream-json":
+            self.out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
+            self.out.flush()
+            return
+        if self.mode != "text":
+            return
+        if isinstance(event, MessageDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self._line_open = not event.text.endswith("\n")
+        elif isinstance(event, MessageEnd) and self._line_open:
+            self.out.write("\n")
+            self._line_open = False
+        elif isinstance(event, ToolCallStart):
+            self.err.write(f"→ {event.summary}\n")
+        elif isinstance(event, ToolCallEnd) and not event.result.success:
+            first = (event.result.error or "failed").strip().splitlines()[0][:200]
+            self.err.write(f"  ✗ {first}\n")
+        elif isinstance(event, ErrorRaised):
+            self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
+
+    def final(self, result: dict[str, Any]) -> None:
+        if self.mode in ("json", "stream-json"):
+            payload = result if self.mode == "json" else {"type": "result", **result}
+            indent = 2 if self.mode == "json" else None
+            self.out.write(json.dumps(payload, ensure_ascii=False, indent=indent) + "\n")
+            self.out.flush()
+            return
+        stats = result["stats"]
+        self.err.write(
+            f"⏱ {stats['timeMs'] / 1000:.1f}s │ {stats['tokensIn']:,} in / "
+            f"{stats['tokensOut']:,} out │ {stats['toolCalls']} tool calls\n"
+        )
+        if result["reason"] != "done":
+            self.err.write(f"ipuaro: stopped ({result['reason']}): {result['detail']}\n")
+
+
+def result_payload(
+    end: AgentEnd, session_id: str, model: str, window: int, report: RunReport
+) -> dict[str, Any]:
+    return {
+        "answer": end.answer,
+        "reason": end.reason,
+        "exitCode": EXIT_CODES[end.reason],
+        "detail": end.detail,
+        "sessionId": session_id,
+        "model": model,
+        "contextWindow": window,
+        "stats": {
+            "timeMs": end.stats.time_ms,
+            "tokensIn": end.stats.tokens_in,
+            "tokensOut": end.stats.tokens_out,
+            "toolCalls": end.stats.tool_calls,
+        },
+        "changes": list(end.changes),
+        "refusals": report.refusals,
+        "toolErrors": report.tool_errors,
+    }
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+def _refusal_watcher(
+    report: RunReport, stop: Callable[[EndReason, str], None], options: HeadlessOptions
+) -> Callable[[AgentEvent], None]:
+    def watch(event: AgentEvent) -> None:
+        if not isinstance(event, ToolCallEnd) or event.result.success:
+            return
+        message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
+        if (event.result.details or {}).get("refused"):
+            report.refusals.append(f"{event.call.name}: {message}")
+            hint = []
+            if not options.auto_apply:
+                hint.append("--auto-apply for edits")
+            if not options.allow_commands:
+                hint.append("--allow-commands for commands")
+            allow = f" (allow with {' or '.join(hint)})" if hint else ""
+            stop("refused", f"{event.call.name} was refused by policy: {message}{allow}")
+        else:
+            report.tool_errors.append(f"{event.call.name}: {message}")
+
+    return watch
+
+
+async def run_headless(
+    root: Path,
+    config: Config,
+    options: HeadlessOptions,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    from ipuaro.agent.sessions import SessionNotFound
+    from ipuaro.app import build_app
+    from ipuaro.llm.errors import ModelError
+    from ipuaro.llm.factory import create_client
+    from ipuaro.store.protocol import StoreError
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    probe = create_client(config.llm)
+    try:
+        reachable = await probe.is_available()
+    finally:
+        await probe.aclose()
+    if not reachable:
+        err.write(f"ipuaro: {server_hint(config.llm)}\n")
+        return EXIT_ERROR
+    handlers = HeadlessHandlers(options.on_error, options.auto_apply)
+    try:
+        app = await build_app(
+            root,
+            config,
+            handlers=handlers,
+            confirm=None,
+            auto_apply=options.auto_apply,
+            session_id=options.session_id,
+            new_session=options.new_session,
+            allow_commands=options.allow_commands,
+        )
+    except (StoreError, SessionNotFound) as error:
+        err.write(f"ipuaro: {error}\n")
+        return EXIT_ERROR
+    except ModelError as error:
+        err.write(f"ipuaro: {error.message} — {error.suggestion}\n")
+        return EXIT_ERROR
+    try:
+        for warning in app.warnings:
+            err.write(f"ipuaro: warning: {warning}\n")
+        try:
+            await asyncio.to_thread(app.indexer.index)
+        except StoreError as error:
+            err.write(f"ipuaro: indexing failed: {error}\n")
+            return EXIT_ERROR
+        report = RunReport()
+        printer = Printer(options.output, out, err)
+        app.agent.subscribe(printer)
+        app.agent.subscribe(_refusal_watcher(report, app.agent.request_stop, options))
+        end = await app.agent.send(options.prompt)
+        printer.final(
+            result_payload(end, app.session.id, app.client.model, app.window.tokens, report)
+        )
+        return EXIT_CODES[end.reason]
+    finally:
+        await app.aclose()

@@ -1,0 +1,1 @@
+"""Traces of agent runs: recorder, secret redaction, golden-trace replay."""

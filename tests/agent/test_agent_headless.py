@@ -1,0 +1,268 @@
+"""``ipuaro run`` as a real subprocess against the stub model server (a thread in this process),
+and a session that survives SIGKILL between two turns."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agent.conftest import ScriptedModel, call, tool_outputs
+from tests.stubs.model_server import ModelStubServer, ScriptedReply
+
+REPO = Path(__file__).resolve().parents[2]
+ORIGINAL = "    return amount * rate_percent // 100"
+CHANGED = "    return amount * rate_percent // 100  # rounded down"
+
+
+def run_env(
+    tmp_path: Path, server: ModelStubServer | None, port: int | None = None
+) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
+    url = server.url if server is not None else f"http://127.0.0.1:{port}"
+    env.update(
+        {
+            "IPUARO_DATA_DIR": str(tmp_path / "data"),
+            "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+            "IPUARO_LLM__BASE_URL": url,
+            "IPUARO_LLM__CONTEXT_WINDOW": "32768",
+            "IPUARO_LLM__TIMEOUT": "30",
+            "PYTHONPATH": str(REPO),
+        }
+    )
+    return env
+
+
+def ipuaro(project: Path, env: dict[str, str], *args: str) -> list[str]:
+    return [sys.executable, "-m", "ipuaro", "run", "--project", str(project), *args]
+
+
+def run(
+    project: Path, env: dict[str, str], *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ipuaro(project, env, *args),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=project,
+    )
+
+
+def test_json_output_has_the_answer_and_stats(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    model_server.responder = ScriptedModel(
+        [call("get_function", path="shop/pricing.py", name="tax"), ScriptedReply(text="20 %.")]
+    )
+    done = run(
+        project, run_env(tmp_path, model_server), "-p", "what is the tax rate?", "--output", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"] == "20 %."
+    assert result["reason"] == "done" and result["exitCode"] == 0
+    assert result["stats"]["toolCalls"] == 1 and result["stats"]["tokensIn"] > 0
+    assert result["changes"] == [] and result["sessionId"]
+    assert result["model"] == "qwen2.5-coder:7b-instruct" and result["contextWindow"] == 32768
+
+
+def test_an_edit_without_auto_apply_is_refused_with_exit_3(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    pricing = project / "shop" / "pricing.py"
+    before = pricing.read_text(encoding="utf-8")
+    model_server.responder = ScriptedModel(
+        [call("replace", path="shop/pricing.py", old=ORIGINAL, new=CHANGED)]
+    )
+    done = run(
+        project, run_env(tmp_path, model_server), "-p", "comment the rounding", "--output", "json"
+    )
+    assert done.returncode == 3, done.stderr
+    result = json.loads(done.stdout)
+    assert result["reason"] == "refused"
+    assert "--auto-apply" in result["detail"]
+    assert result["refusals"] and result["refusals"][0].startswith("replace")
+    assert pricing.read_text(encoding="utf-8") == before
+    assert len(model_server.chat_requests()) == 1  # the run stopped instead of asking again
+
+
+def test_auto_apply_edits_and_lists_the_change(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    model_server.responder = ScriptedModel(
+        [
+            call("replace", path="shop/pricing.py", old=ORIGINAL, new=CHANGED),
+            ScriptedReply(text="Done."),
+        ]
+    )
+    done = run(
+        project,
+        run_env(tmp_path, model_server),
+        "-p",
+        "comment the rounding",
+        "--output",
+        "json",
+        "--auto-apply",
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["changes"] == ["shop/pricing.py"]
+    assert CHANGED in (project / "shop" / "pricing.py").read_text(encoding="utf-8")
+
+
+def test_max_turns_is_a_limit_with_exit_4(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    model_server.responder = ScriptedModel([call("get_structure")], repeat_last=True)
+    done = run(project, run_env(tmp_path, model_server), "-p", "look around", "--max-turns", "1")
+    assert done.returncode == 4
+    assert "stopped (limit)" in done.stderr and "llm.maxTurns" in done.stderr
+
+
+def test_stream_json_prints_one_event_per_line(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    model_server.responder = ScriptedModel(
+        [call("git_status"), ScriptedReply(text="Clean tree.", chunks=3)]
+    )
+    done = run(project, run_env(tmp_path, model_server), "-p", "status?", "--output", "stream-json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types[0] == "agent_start" and types[-2:] == ["agent_end", "result"]
+    assert "tool_call_start" in types and "tool_call_end" in types
+    assert (
+        "".join(line["text"] for line in lines if line["type"] == "message_delta") == "Clean tree."
+    )
+    start = next(line for line in lines if line["type"] == "tool_call_start")
+    assert start["call"]["name"] == "git_status"
+
+
+def test_text_output_streams_the_answer(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    model_server.responder = ScriptedModel([call("get_structure"), ScriptedReply(text="Hello.")])
+    done = run(project, run_env(tmp_path, model_server), "-p", "hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello."
+    assert "→ get_structure" in done.stderr and "tool calls" in done.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_unreachable_server_says_how_to_start_one(project: Path, tmp_path: Path) -> None:
+    done = run(project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "json")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "ollama serve" in done.stderr and "ollama pull qwen2.5-coder:7b-instruct" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_bad_flags_are_usage_errors(project: Path, tmp_path: Path) -> None:
+    done = run(project, run_env(tmp_path, None, free_port()), "-p", "x", "--new", "--session", "a")
+    assert done.returncode == 2 and "exclude each other" in done.stderr
+    done = run(project, run_env(tmp_path, None, free_port()), "-p", "  ")
+    assert done.returncode == 2 and "prompt is empty" in done.stderr
+
+
+def test_the_session_survives_sigkill_between_turns(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    stalled = ScriptedReply(text="never finished", first_token_delay=60)
+    first = ScriptedModel([call("get_function", path="shop/cart.py", name="total"), stalled])
+    model_server.responder = first
+    process = subprocess.Popen(
+        ipuaro(project, env, "-p", "explain the cart total", "--output", "stream-json"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=project,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(first.bodies) < 2 and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.05)
+        assert len(first.bodies) == 2, "the second turn never reached the model"
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+    def answer(body: dict[str, Any]) -> ScriptedReply:
+        return ScriptedReply(text=f"resumed with {len(tool_outputs(body))} earlier result(s)")
+
+    second = ScriptedModel([answer])
+    model_server.responder = second
+    done = run(project, env, "-p", "go on", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"] == "resumed with 1 earlier result(s)"
+    messages = second.bodies[0]["messages"]
+    contents = [str(m.get("content")) for m in messages]
+    assert any("explain the cart total" in c for c in contents)  # the killed run's request
+    assert any("def total" in c for c in contents)  # and its tool result
+    assert contents[-1] == "go on"
+    listed = subprocess.run(
+        [sys.executable, "-m", "ipuaro", "sessions", "list", "--project", str(project), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    sessions = json.loads(listed.stdout)
+    assert [s["id"] for s in sessions] == [result["sessionId"]]
+
+
+@pytest.mark.parametrize("flag", ["--new"])
+def test_new_starts_another_session(
+    project: Path, model_server: ModelStubServer, tmp_path: Path, flag: str
+) -> None:
+    env = run_env(tmp_path, model_server)
+    model_server.responder = ScriptedModel([ScriptedReply(text="one"), ScriptedReply(text="two")])
+    first = json.loads(run(project, env, "-p", "a", "--output", "json").stdout)
+    second = json.loads(run(project, env, "-p", "b", "--output", "json", flag).stdout)
+    assert first["sessionId"] != second["sessionId"]
+
+
+def test_unknown_commands_need_allow_commands(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    model_server.responder = ScriptedModel([call("run_command", command="mytool --version")])
+    refused = run(project, env, "-p", "run mytool", "--output", "json")
+    assert refused.returncode == 3, refused.stderr
+    assert "--allow-commands" in json.loads(refused.stdout)["detail"]
+    model_server.responder = ScriptedModel(
+        [
+            call("run_command", command="mytool --version"),
+            lambda body: ScriptedReply(text=tool_outputs(body)[-1].splitlines()[0]),
+        ]
+    )
+    allowed = run(project, env, "-p", "run mytool", "--output", "json", "--allow-commands")
+    assert allowed.returncode == 0, allowed.stderr
+    assert json.loads(allowed.stdout)["answer"] == "Error: $ mytool --version"  # ran, failed
+
+
+def test_a_missing_model_says_how_to_get_it(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    done = run(project, run_env(tmp_path, model_server), "-p", "hi", "--model", "nope:1b")
+    assert done.returncode == 1
+    assert "nope:1b" in done.stderr and "ollama pull nope:1b" in done.stderr
+    assert model_server.chat_requests() == []
