@@ -72,6 +72,19 @@ class RecordedRequest:
     """Parsed JSON, or None for an empty / non-JSON body."""
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up mid-stream (cancellation tests) are expected, not errors to print."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class ModelStubServer:
     def __init__(self, models: list[StubModel] | None = None, *, port: int = 0) -> None:
         self.models: list[StubModel] = models if models is not None else [StubModel(DEFAULT_MODEL)]
@@ -102,7 +115,7 @@ class ModelStubServer:
 
     def start(self) -> ModelStubServer:
         handler = type("BoundHandler", (_Handler,), {"stub": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._httpd = _QuietServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
