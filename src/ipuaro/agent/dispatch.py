@@ -103,6 +103,8 @@ def failure_kind(outcome: ToolOutcome, tool_name: str) -> ErrorKind | None:
     model's to fix (wrong arguments, missing path, failing tests)."""
     if outcome.success or outcome.refused:
         return None
+    if outcome.error_kind is not None:
+        return outcome.error_kind
     data = outcome.data if isinstance(outcome.data, dict) else {}
     if data.get("timedOut"):
         return "command"

@@ -126,6 +126,9 @@ class ToolOutcome:
     conflict: Conflict | None = None
     refused: bool = False
     """The user (or the policy) said no; not a mistake the model can fix by retrying."""
+    error_kind: Literal["store", "file", "command"] | None = None
+    """Set when the failure is the environment's (a row of the agent's error matrix: the user
+    picks retry / skip / abort), not the model's to fix."""
 
     @classmethod
     def ok(

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import difflib
 import logging
+import sqlite3
 from typing import Any
 
 from pydantic import ValidationError
 
 from ipuaro.domain import ToolResult
+from ipuaro.store.protocol import StoreError
 from ipuaro.tools.arguments import (
     TOOL_ALIASES,
     describe_errors,
@@ -206,7 +208,12 @@ class ToolRegistry:
             return ToolOutcome.fail(str(error))
         except Exception as error:  # a bug or an I/O failure: the loop must go on
             log.exception("tool %s failed", tool.name)
-            return ToolOutcome.fail(f"{tool.name} failed: {type(error).__name__}: {error}")
+            outcome = ToolOutcome.fail(f"{tool.name} failed: {type(error).__name__}: {error}")
+            if isinstance(error, StoreError | sqlite3.Error):
+                outcome.error_kind = "store"
+            elif isinstance(error, OSError):
+                outcome.error_kind = "file"
+            return outcome
 
     async def apply_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome:
         """The user chose "apply" on a conflict: write the edit moved onto the current file."""
