@@ -1,0 +1,169 @@
+"""Keep the index in sync with the disk while a session runs (``watchfiles``).
+
+Debounce: changes are applied once the project has been quiet for ``watchdog.debounceMs``
+(500 ms by default, measured on a 50 ms clock), so an editor's save (temp file, rename, chmod)
+is one update; a stream of changes that never pauses is still flushed every
+``max(4 × debounce, 2 s)``. Each batch goes to
+:meth:`Indexer.update_paths`, which re-reads the files, re-parses what changed and updates the
+dependents' metas. Ignored paths (the scanner's rules; a ``.gitignore`` edit applies at once)
+never reach the indexer.
+
+Two ways to run it: ``await watcher.run(stop)`` inside an event loop (the TUI), or
+``watcher.start()`` / ``watcher.stop()`` with a background thread for code without a loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import watchfiles
+from watchfiles import Change
+
+from ipuaro.index.indexer import Indexer, IndexSummary
+
+log = logging.getLogger(__name__)
+
+UpdateCallback = Callable[[IndexSummary], None]
+ErrorCallback = Callable[[Exception], None]
+
+TICK_MS = 50
+"""Granularity of the debounce clock (and how often an idle watcher wakes up)."""
+MAX_WAIT_S = 2.0
+"""A stream of changes that never pauses is still applied at least this often."""
+
+
+@dataclass
+class _Pending:
+    changes: set[tuple[Change, str]] = field(default_factory=set)
+    first: float = 0.0
+    last: float = 0.0
+
+    def take(self) -> set[tuple[Change, str]]:
+        taken, self.changes = self.changes, set()
+        return taken
+
+
+class IndexWatcher:
+    def __init__(
+        self,
+        indexer: Indexer,
+        *,
+        debounce_ms: int | None = None,
+        on_error: ErrorCallback | None = None,
+    ) -> None:
+        self.indexer = indexer
+        configured = indexer.config.watchdog.debounce_ms
+        self.debounce_ms = configured if debounce_ms is None else debounce_ms
+        self.on_error = on_error
+        self.ready = threading.Event()
+        """Set once the file system watch is in place (changes after this are seen)."""
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # --- shared -----------------------------------------------------------------------------
+    def accepts(self, change: Change, path: str) -> bool:
+        """The watch filter: paths inside the project that the scanner would index."""
+        rel = self.indexer.relative(path)
+        if rel is None:
+            return False
+        is_dir = change != Change.deleted and os.path.isdir(path) and not os.path.islink(path)
+        return not self.indexer.ignore.is_ignored(rel, is_dir=is_dir)
+
+    def apply(self, changes: Iterable[tuple[Change, str]]) -> IndexSummary | None:
+        """Send one batch to the indexer; errors are reported, never raised (the watcher keeps
+        running and the next change retries)."""
+        changed: set[str] = set()
+        deleted: set[str] = set()
+        for change, path in changes:
+            if change == Change.deleted:
+                deleted.add(path)
+            else:
+                changed.add(path)
+        try:
+            return self.indexer.update_paths(sorted(changed), sorted(deleted - changed))
+        except Exception as error:
+            log.warning("index update failed: %s", error)
+            if self.on_error is not None:
+                self.on_error(error)
+            return None
+
+    def _options(self) -> dict[str, int | bool]:
+        # watchfiles reports every quiet gap of TICK_MS (and wakes up every TICK_MS when idle);
+        # the debounce itself is done here, so a save is applied debounce + at most one tick
+        # after it happened (watchfiles' own step would add up to a second debounce).
+        return {"step": TICK_MS, "yield_on_timeout": True, "rust_timeout": TICK_MS}
+
+    def _due(self, pending: _Pending, changes: set[tuple[Change, str]]) -> bool:
+        """Add ``changes`` to ``pending``; True when the batch should be applied now."""
+        now = time.monotonic()
+        if changes:
+            if not pending.changes:
+                pending.first = now
+            pending.changes |= changes
+            pending.last = now
+        if not pending.changes:
+            return False
+        debounce = self.debounce_ms / 1000
+        quiet = now - pending.last >= debounce
+        return quiet or now - pending.first >= max(4 * debounce, MAX_WAIT_S)
+
+    # --- asyncio ----------------------------------------------------------------------------
+    async def run(self, stop: asyncio.Event, on_update: UpdateCallback | None = None) -> None:
+        """Watch until ``stop`` is set."""
+        pending = _Pending()
+        async for changes in watchfiles.awatch(
+            self.indexer.root,
+            watch_filter=self.accepts,
+            stop_event=stop,
+            **self._options(),  # type: ignore[arg-type]
+        ):
+            self.ready.set()
+            if not self._due(pending, changes):
+                continue
+            summary = await asyncio.to_thread(self.apply, pending.take())
+            if summary is not None and on_update is not None:
+                on_update(summary)
+
+    # --- thread -----------------------------------------------------------------------------
+    def start(self, on_update: UpdateCallback | None = None) -> None:
+        """Watch in a daemon thread until :meth:`stop`."""
+        if self._thread is not None:
+            raise RuntimeError("the watcher is already running")
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._watch, args=(on_update,), name="ipuaro-watcher", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _watch(self, on_update: UpdateCallback | None) -> None:
+        pending = _Pending()
+        try:
+            for changes in watchfiles.watch(
+                self.indexer.root,
+                watch_filter=self.accepts,
+                stop_event=self._stop,
+                raise_interrupt=False,
+                **self._options(),  # type: ignore[arg-type]
+            ):
+                self.ready.set()
+                if not self._due(pending, changes):
+                    continue
+                summary = self.apply(pending.take())
+                if summary is not None and on_update is not None:
+                    on_update(summary)
+        except Exception as error:  # the watch itself failed (e.g. inotify limit reached)
+            log.warning("file watcher stopped: %s", error)
+            if self.on_error is not None:
+                self.on_error(error)

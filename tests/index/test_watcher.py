@@ -1,0 +1,131 @@
+"""The watcher on a real folder: edits, creations, deletions and renames reach the store."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ipuaro.index.indexer import Indexer, IndexSummary
+from ipuaro.index.watcher import IndexWatcher
+from ipuaro.store.sqlite import SqliteStore
+
+from .conftest import make_indexer, write
+
+TIMEOUT_S = 15.0  # generous: CI machines are slow and shared
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("the store was not updated in time")
+
+
+@pytest.fixture
+def watched(ts_project: Path, store: SqliteStore) -> Iterator[tuple[Indexer, IndexWatcher]]:
+    indexer = make_indexer(ts_project, store)
+    indexer.index(workers=1)
+    watcher = IndexWatcher(indexer, debounce_ms=100)
+    watcher.start()
+    assert watcher.ready.wait(TIMEOUT_S)
+    yield indexer, watcher
+    watcher.stop()
+
+
+UTIL = "packages/app/src/util.ts"
+MAIN = "packages/app/src/main.ts"
+
+
+def test_edit_create_delete_rename(
+    watched: tuple[Indexer, IndexWatcher], store: SqliteStore
+) -> None:
+    indexer, _ = watched
+    root = indexer.root
+
+    # Edit: lines, AST and the file's meta follow.
+    write(
+        root,
+        UTIL,
+        "export function helper(v: string): string {\n  return v;\n}\n"
+        "export function shout(v: string): string {\n  return v + '!';\n}\n",
+    )
+    wait_for(lambda: [d.path for d in store.find_definitions("shout")] == [UTIL])
+    ast = store.get_ast(UTIL)
+    assert ast is not None and len(ast.functions) == 2
+    assert store.get_file(UTIL).lines[3].startswith("export function shout")  # type: ignore[union-attr]
+
+    # Create: a new importer shows up in util.ts's dependents.
+    write(root, "packages/app/src/extra.ts", "import { shout } from './util';\nshout('x');\n")
+    wait_for(lambda: "packages/app/src/extra.ts" in (store.get_meta(UTIL).dependents))  # type: ignore[union-attr]
+
+    # Rename: the old path leaves every index, the new one arrives.
+    os.rename(root / "packages/app/src/extra.ts", root / "packages/app/src/renamed.ts")
+    wait_for(lambda: store.get_file("packages/app/src/renamed.ts") is not None)
+    wait_for(lambda: store.get_file("packages/app/src/extra.ts") is None)
+    meta = store.get_meta(UTIL)
+    assert meta is not None and "packages/app/src/extra.ts" not in meta.dependents
+    assert "packages/app/src/renamed.ts" in meta.dependents
+
+    # Delete: gone from files, ASTs, metas and references; importers re-resolved.
+    os.remove(root / UTIL)
+    wait_for(lambda: store.get_file(UTIL) is None)
+    assert store.find_references("helper", path=UTIL) == []
+    main = store.get_ast(MAIN)
+    assert main is not None
+    assert next(i for i in main.imports if i.from_ == "./util.js").unresolved
+
+
+def test_ignored_paths_never_reach_the_index(
+    watched: tuple[Indexer, IndexWatcher], store: SqliteStore
+) -> None:
+    indexer, _ = watched
+    root = indexer.root
+    write(root, "node_modules/dep/index.js", "module.exports = 1;\n")
+    write(root, "debug.log", "noise\n")
+    write(root, "packages/app/src/marker.ts", "export const marker = 1;\n")
+    # The marker is written last: once it is indexed, the earlier writes were seen too.
+    wait_for(lambda: store.get_file("packages/app/src/marker.ts") is not None)
+    paths = store.file_hashes()
+    assert "debug.log" not in paths
+    assert not any(p.startswith("node_modules/") for p in paths)
+
+
+def test_new_gitignore_rule_applies_to_later_changes(
+    watched: tuple[Indexer, IndexWatcher], store: SqliteStore
+) -> None:
+    indexer, _ = watched
+    root = indexer.root
+    with open(root / ".gitignore", "a", encoding="utf-8") as handle:
+        handle.write("generated/\n")
+    wait_for(lambda: "generated/" in "\n".join(store.get_file(".gitignore").lines))  # type: ignore[union-attr]
+    write(root, "generated/out.ts", "export const g = 1;\n")
+    write(root, "packages/app/src/after.ts", "export const a = 1;\n")
+    wait_for(lambda: store.get_file("packages/app/src/after.ts") is not None)
+    assert store.get_file("generated/out.ts") is None
+
+
+async def test_async_run_reports_updates(ts_project: Path, store: SqliteStore) -> None:
+    indexer = make_indexer(ts_project, store)
+    indexer.index(workers=1)
+    watcher = IndexWatcher(indexer, debounce_ms=50)
+    stop = asyncio.Event()
+    updates: list[IndexSummary] = []
+    task = asyncio.create_task(watcher.run(stop, updates.append))
+    try:
+        assert await asyncio.to_thread(watcher.ready.wait, TIMEOUT_S)
+        write(ts_project, "lib/new.ts", "export function fresh(): void {}\n")
+        deadline = time.monotonic() + TIMEOUT_S
+        while not any(u.parsed for u in updates) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert any(u.parsed == 1 for u in updates)
+        assert [d.path for d in store.find_definitions("fresh")] == ["lib/new.ts"]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, TIMEOUT_S)
