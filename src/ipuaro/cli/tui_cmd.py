@@ -1,0 +1,50 @@
+"""``ipuaro [PATH]``: open the terminal UI on a project.
+
+The app itself runs the onboarding checks (and shows how to start a model server when none
+answers), so this command only validates the flags, loads the configuration and starts it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ipuaro.cli.common import load_project
+
+
+@click.command("tui")
+@click.argument(
+    "path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option("--model", metavar="M", help="Model name (overrides llm.model).")
+@click.option("--auto-apply", is_flag=True, help="Apply edits without asking (/undo reverts).")
+@click.option("--new", "new_session", is_flag=True, help="Start a new session.")
+@click.option("--session", "session_id", metavar="ID", help="Resume this session.")
+def command(
+    path: Path | None,
+    model: str | None,
+    auto_apply: bool,
+    new_session: bool,
+    session_id: str | None,
+) -> None:
+    """Open the terminal UI on PATH (default: the current directory)."""
+    if new_session and session_id:
+        raise click.UsageError("--new and --session exclude each other; give one")
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise click.UsageError(
+            'the terminal UI needs an interactive terminal; for scripts use `ipuaro run -p "..."`'
+        )
+    overrides = {"llm.model": model, "edit.autoApply": True if auto_apply else None}
+    root, config = load_project(path, overrides)
+
+    from ipuaro.tui.app import IpuaroApp
+    from ipuaro.tui.startup import LaunchOptions
+
+    options = LaunchOptions(auto_apply=auto_apply, new_session=new_session, session_id=session_id)
+    app = IpuaroApp(root, config, options)
+    app.run()
+    code = app.return_code or 0
+    if code:
+        sys.exit(code)

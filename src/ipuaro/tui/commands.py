@@ -1,0 +1,122 @@
+"""Slash commands: the table the TUI offers, and parsing what the user typed.
+
+Parsing is pure and strict: a known command with arguments it does not take is a
+:class:`CommandError` whose message says the right usage; an unknown command's message lists
+every command. Running them is :mod:`ipuaro.tui.command_runner`'s job.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    help: str
+    min_args: int = 0
+    max_args: int = 0
+    choices: tuple[str, ...] = ()
+    """Allowed values of the first argument, when it is a keyword."""
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "/help", "show the commands and keys"),
+    CommandSpec("clear", "/clear", "clear the conversation (the session and undo stay)"),
+    CommandSpec("undo", "/undo", "undo the last applied change (also Ctrl+Z)"),
+    CommandSpec("redo", "/redo", "redo the last undone change"),
+    CommandSpec(
+        "sessions",
+        "/sessions [list | load ID | delete ID | new]",
+        "list, load, delete or start sessions",
+        max_args=2,
+        choices=("list", "load", "delete", "new"),
+    ),
+    CommandSpec("status", "/status", "store, model, context window, tokens, index, session"),
+    CommandSpec("reindex", "/reindex", "re-index the project now"),
+    CommandSpec("eval", "/eval", "check the last answer's paths, symbols and lines, then critique"),
+    CommandSpec(
+        "auto-apply",
+        "/auto-apply [on|off]",
+        "apply edits without asking (undo still works)",
+        max_args=1,
+        choices=("on", "off"),
+    ),
+    CommandSpec("plan", "/plan [on|off]", "plan mode: no edits or commands", 0, 1, ("on", "off")),
+    CommandSpec("model", "/model [NAME]", "show the model, or switch to NAME", max_args=1),
+)
+
+BY_NAME = {spec.name: spec for spec in COMMANDS}
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "send (while the agent works: steer it)"),
+    ("Ctrl+F", "while the agent works: queue a follow-up"),
+    ("Ctrl+J", "new line"),
+    ("↑ / ↓", "input history"),
+    ("Tab", "complete a path from the index"),
+    ("Esc", "go to the change that waits for Y / N / E"),
+    ("Y / N / E", "apply / reject / edit the proposed change"),
+    ("Ctrl+C", "interrupt; twice within 2 s when idle: quit"),
+    ("Ctrl+D", "save the session and quit"),
+    ("Ctrl+Z", "undo the last change"),
+)
+
+
+class CommandError(ValueError):
+    """What the user typed is not a command we can run; the message says what to type."""
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    args: tuple[str, ...] = ()
+
+    @property
+    def spec(self) -> CommandSpec:
+        return BY_NAME[self.name]
+
+
+def is_command(text: str) -> bool:
+    """``/help`` is a command; ``//etc`` and a path like ``/usr/bin`` typed alone are not."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return False
+    word = stripped[1:].split(maxsplit=1)[0] if len(stripped) > 1 else ""
+    return "/" not in word
+
+
+def command_list() -> str:
+    return ", ".join(f"/{spec.name}" for spec in COMMANDS)
+
+
+def parse_command(text: str) -> SlashCommand:
+    """``/sessions load abc`` → ``SlashCommand("sessions", ("load", "abc"))``."""
+    stripped = text.strip()
+    try:
+        words = shlex.split(stripped[1:])
+    except ValueError as error:
+        raise CommandError(f"cannot read {stripped!r}: {error}") from None
+    if not words:
+        raise CommandError(f"type a command after '/': {command_list()}")
+    name, args = words[0].lower(), tuple(words[1:])
+    spec = BY_NAME.get(name)
+    if spec is None:
+        raise CommandError(f"unknown command /{name}; the commands are: {command_list()}")
+    if not spec.min_args <= len(args) <= spec.max_args:
+        raise CommandError(f"usage: {spec.usage}")
+    if spec.choices and args and args[0].lower() not in spec.choices:
+        raise CommandError(f"usage: {spec.usage}")
+    if spec.choices and args:
+        args = (args[0].lower(), *args[1:])
+    if name == "sessions" and args and args[0] in ("load", "delete") and len(args) != 2:
+        raise CommandError(f"usage: /sessions {args[0]} ID")
+    if name == "sessions" and args and args[0] in ("list", "new") and len(args) != 1:
+        raise CommandError(f"usage: /sessions {args[0]}")
+    return SlashCommand(name, args)
+
+
+def help_rows() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(commands, keys) for ``/help``: usage and what it does."""
+    return [(spec.usage, spec.help) for spec in COMMANDS], list(KEYS)

@@ -1,0 +1,252 @@
+"""How each agent event changes the screen, and how its questions are put to the user.
+
+Handled one at a time, in order, from the app's message queue (see ``bridge``). Timing of an
+answer uses the app's injected clock, so the stats line is reproducible under test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ipuaro.agent.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    Compaction,
+    ContextUpdate,
+    ErrorRaised,
+    MessageDelta,
+    MessageEnd,
+    QueueChanged,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.tui.formatting import stats_line
+from ipuaro.tui.screens.dialogs import ChoiceDialog
+from ipuaro.tui.widgets.diffview import ConfirmPanel
+from ipuaro.tui.widgets.toolline import ToolLine, ToolState
+
+if TYPE_CHECKING:
+    from ipuaro.domain import ToolResult
+    from ipuaro.tui.app import IpuaroApp
+
+LONG_ANSWER_S = 10.0
+"""Answers that took longer ring the bell (``display.bellOnComplete``)."""
+
+END_NOTES = {
+    "aborted": ("⊘ interrupted", "warning"),
+    "limit": ("⊘ stopped", "warning"),
+    "error": ("✗ stopped by an error", "error"),
+    "refused": ("⊘ refused", "warning"),
+}
+
+
+def tool_state(result: ToolResult) -> ToolState:
+    if result.success:
+        return "ok"
+    if result.details and result.details.get("refused"):
+        return "refused"
+    return "failed"
+
+
+def result_text(result: ToolResult) -> str:
+    if result.success:
+        data = result.data
+        return data if isinstance(data, str) else "" if data is None else str(data)
+    return result.error or "failed"
+
+
+class EventView:
+    def __init__(self, app: IpuaroApp) -> None:
+        self.app = app
+        self.aborting = False
+        """Set by Ctrl+C: the steers the abort drops must not be drawn as sent."""
+        self.started_at: float | None = None
+        self.conflict_choices: tuple[str, ...] = ("apply", "skip", "regenerate")
+        self._queued_steers: tuple[str, ...] = ()
+        self._open_dialogs: list[tuple[ChoiceDialog, asyncio.Future[str]]] = []
+        self.request_label: str | None = None
+        """Shown instead of the next request's text (``/eval`` sends a long prompt)."""
+
+    async def handle(self, event: AgentEvent) -> None:
+        app = self.app
+        chat = app.chat
+        if isinstance(event, AgentStart):
+            self.started_at = app.clock()
+            await chat.end_answer(None)
+            label, self.request_label = self.request_label, None
+            await chat.add_user(label or event.request)
+            await chat.start_answer()
+            app.status.change(state="thinking")
+        elif isinstance(event, MessageDelta):
+            await (await chat.answer()).write(event.text)
+        elif isinstance(event, MessageEnd):
+            await (await chat.answer()).end_text(event.text)
+        elif isinstance(event, ToolCallStart):
+            if app.config.display.show_tool_calls:
+                await (await chat.answer()).add(ToolLine(event.call.id, event.summary))
+        elif isinstance(event, ToolCallEnd):
+            block = chat.current
+            line = block.tool_line(event.call.id) if block is not None else None
+            if line is not None:
+                line.finish(tool_state(event.result), result_text(event.result))
+        elif isinstance(event, ErrorRaised):
+            await self._error_raised(event)
+        elif isinstance(event, ContextUpdate):
+            app.status.change(ctx_used=event.tokens_used, ctx_limit=event.tokens_limit)
+        elif isinstance(event, Compaction):
+            how = "summarised" if event.summarised else "old tool results dropped"
+            note = (
+                f"context compacted ({how}): {event.tokens_before:,} → "
+                f"{event.tokens_after:,} tokens"
+            )
+            await (await chat.answer()).add_note(note, "info")
+        elif isinstance(event, QueueChanged):
+            await self._queue_changed(event)
+        elif isinstance(event, AgentEnd):
+            await self._agent_end(event)
+
+    async def _error_raised(self, event: ErrorRaised) -> None:
+        error = event.error
+        if error.kind == "conflict":
+            self.conflict_choices = event.choices
+        self.app.status.change(state="error")
+        await (await self.app.chat.answer()).add_note(f"✗ {error.kind}: {error.message}", "error")
+
+    async def _queue_changed(self, event: QueueChanged) -> None:
+        sent = [s for s in self._queued_steers if s not in event.steers]
+        self._queued_steers = event.steers
+        if sent and not self.aborting:
+            block = await self.app.chat.answer()
+            for steer in sent:
+                await block.add_user(steer, "steer")
+        lines = [f"⏳ steer: {s}" for s in event.steers]
+        lines += [f"⏳ follow-up: {f}" for f in event.follow_ups]
+        queue = self.app.query_one("#queue", Static)
+        queue.update(Text("\n".join(lines)))
+        queue.set_class(bool(lines), "-shown")
+
+    async def _agent_end(self, event: AgentEnd) -> None:
+        app = self.app
+        elapsed = app.clock() - self.started_at if self.started_at is not None else 0.0
+        self.started_at = None
+        block = await app.chat.answer()
+        note = END_NOTES.get(event.reason)
+        if note is not None:
+            text, kind = note
+            await block.add_note(f"{text}: {event.detail}" if event.detail else text, kind)
+        stats = None
+        if app.config.display.show_stats:
+            stats = stats_line(elapsed, event.stats.tokens, event.stats.tool_calls)
+        await app.chat.end_answer(stats)
+        app.status.change(state="error" if event.reason == "error" else "ready")
+        if app.ctx is not None:
+            used, limit = app.ctx.agent.context_usage
+            app.status.change(ctx_used=used, ctx_limit=limit)
+        if app.config.display.bell_on_complete and elapsed >= LONG_ANSWER_S:
+            app.bell()
+
+    # --- questions ------------------------------------------------------------------------
+
+    async def confirm(
+        self, request: ConfirmRequest, future: asyncio.Future[ConfirmDecision]
+    ) -> None:
+        if request.kind not in ("edit", "delete"):
+            from ipuaro.tui.screens.dialogs import command_dialog
+
+            answers: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+            def relay(done: asyncio.Future[str]) -> None:
+                if future.done():
+                    return
+                if done.cancelled():
+                    future.cancel()
+                else:
+                    future.set_result(ConfirmDecision(done.result()))  # type: ignore[arg-type]
+
+            answers.add_done_callback(relay)
+            future.add_done_callback(lambda _: answers.cancel() if not answers.done() else None)
+            self.dialog(command_dialog(request), answers)
+            return
+        panel = ConfirmPanel(request, self.app.diff_options, future, self.app.key_guard_s)
+        future.add_done_callback(lambda done: panel.interrupted() if done.cancelled() else None)
+        await (await self.app.chat.answer()).add(panel)
+        if self.app.prompt.text.strip():
+            # The user is typing: do not turn their next keys into a decision.
+            self.app.notify("A change waits for your decision: Esc to review it.", timeout=6)
+        else:
+            panel.focus()
+        panel.scroll_visible()
+
+    def answer_open_questions(self) -> None:
+        """Ctrl+C / Ctrl+D while the agent waits on the user: every open dialog gets its
+        safe answer (abort, skip, stop, refuse) and every waiting diff is rejected, so the
+        agent can wind down instead of waiting for ever."""
+        for screen, future in list(self._open_dialogs):
+            if not future.done():
+                future.set_result(screen.escape_value)
+            if screen.is_current:
+                screen.dismiss("")
+        for panel in self.app.query(ConfirmPanel):
+            panel.withdraw()
+
+    async def edit(self, panel: ConfirmPanel) -> None:
+        """``[E] Edit``: the proposed content in ``$EDITOR`` (or the in-app editor); what the
+        user saves is applied."""
+        from ipuaro.tui.editor import EditorCommand, EditorFailed, edit_texts
+        from ipuaro.tui.screens.editor import EditorScreen
+
+        app = self.app
+        texts = {c.path: c.new_text for c in panel.request.files if c.new_text is not None}
+        try:
+            command = EditorCommand.from_env(app.environ)
+            if command is not None:
+                edited = await edit_texts(app, command, texts)
+            else:
+                edited = {}
+                for path, text in texts.items():
+                    result = await app.ask(EditorScreen(path, text))
+                    if result is None:
+                        await (await app.chat.answer()).add_note("edit cancelled", "warning")
+                        panel.focus()
+                        return
+                    edited[path] = result
+        except EditorFailed as error:
+            await (await app.chat.answer()).add_note(f"✗ {error}", "error")
+            panel.focus()
+            return
+        if not panel.decided:
+            panel.decide(ConfirmDecision("apply", edited=edited))
+
+    def dialog(
+        self,
+        screen: ChoiceDialog,
+        future: asyncio.Future[str],
+        allowed: tuple[str, ...] | None = None,
+    ) -> None:
+        """Show a choice dialog; its answer resolves ``future``. An interrupted request
+        (the future cancelled) closes the dialog."""
+        self._open_dialogs.append((screen, future))
+        screen.key_guard_s = self.app.key_guard_s
+
+        def answered(value: str | None) -> None:
+            if future.done():
+                return
+            if allowed is not None and value not in allowed:
+                value = "skip"
+            future.set_result(value or "")
+            if self.app.ctx is not None and self.app.ctx.agent.busy:
+                self.app.status.change(state="thinking")
+
+        def closed(done: asyncio.Future[str]) -> None:
+            self._open_dialogs.remove((screen, future))
+            if done.cancelled() and screen.is_current:
+                screen.dismiss("")
+
+        future.add_done_callback(closed)
+        self.app.push_screen(screen, callback=answered)

@@ -1,0 +1,1 @@
+"""Screens and modal dialogs: onboarding, indexing, choices, the in-app editor."""

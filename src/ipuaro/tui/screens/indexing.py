@@ -1,0 +1,37 @@
+"""The first index of a project: a progress bar while the indexer works (in a thread)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import ProgressBar, Static
+
+from ipuaro.tui.formatting import plural
+
+
+class IndexingScreen(Screen[None]):
+    """Fed by :meth:`advance` from the app (thread-safe through ``call_from_thread``)."""
+
+    def __init__(self, project: str) -> None:
+        super().__init__()
+        self.project = project
+
+    def compose(self) -> Any:
+        with Vertical(classes="indexing"):
+            yield Static(
+                Text(f"Indexing {self.project} (first run)", style="bold"), classes="dialog-title"
+            )
+            yield Static("scanning files…", id="index-status")
+            yield ProgressBar(total=None, show_eta=False, id="index-progress")
+            yield Static(
+                Text("Later runs start at once and re-index changed files in the background."),
+                classes="instructions",
+            )
+
+    def advance(self, done: int, total: int) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.update(total=max(total, 1), progress=done)
+        self.query_one("#index-status", Static).update(f"{done:,} / {plural(total, 'file')}")

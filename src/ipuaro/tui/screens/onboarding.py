@@ -1,0 +1,104 @@
+"""Shown when a start-up check fails: what is wrong, how to fix it, and [R] Retry / [Q] Quit —
+plus [P] Pull when the Ollama server lacks the model (with a progress bar)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, work
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, ProgressBar, Static
+
+from ipuaro.tui.startup import Onboarding, start_instructions
+from ipuaro.tui.widgets.buttons import key_button
+
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+    from ipuaro.llm.protocol import PullProgress
+
+
+class OnboardingScreen(Screen[str]):
+    """Dismisses with ``retry`` (also after a successful pull) or ``quit``."""
+
+    def __init__(self, onboarding: Onboarding, config: Config) -> None:
+        super().__init__()
+        self.onboarding = onboarding
+        self.config = config
+        self.pulling = False
+
+    def compose(self) -> Any:
+        with Vertical(classes="onboarding"):
+            yield Static(Text("ipuaro cannot start yet", style="bold"), classes="dialog-title")
+            for result in self.onboarding.results:
+                # What passed is named only; what failed gets its detail and its fix.
+                line = Text(f"✓ {result.name}" if result.ok else result.line())
+                line.stylize("green" if result.ok else "red", 0, 1)
+                yield Static(line, classes="check")
+            if self.onboarding.server_down:
+                yield Static(Text(start_instructions(self.config)), classes="instructions")
+            if self.onboarding.can_pull:
+                yield Static(
+                    Text(f"Press P to download {self.config.llm.model} now."),
+                    classes="instructions",
+                )
+                yield Static("", id="pull-status")
+                yield ProgressBar(total=100, show_eta=False, id="pull-progress")
+            with Horizontal(classes="dialog-buttons"):
+                if self.onboarding.can_pull:
+                    yield key_button("p", "Pull model", "pull")
+                yield key_button("r", "Retry", "retry")
+                yield key_button("q", "Quit", "quit")
+
+    def on_mount(self) -> None:
+        buttons = self.query(Button)
+        if buttons:
+            buttons.first().focus()
+
+    def on_key(self, event: events.Key) -> None:
+        action = {"r": "retry", "q": "quit", "p": "pull", "escape": "quit"}.get(event.key)
+        if action is not None:
+            event.stop()
+            self._choose(action)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self._choose(event.button.id or "quit")
+
+    def _choose(self, action: str) -> None:
+        if self.pulling:
+            return
+        if action == "pull":
+            if self.onboarding.can_pull:
+                self.pull()
+            return
+        self.dismiss(action)
+
+    @work(exclusive=True, group="pull")
+    async def pull(self) -> None:
+        from ipuaro.llm.errors import ModelError
+        from ipuaro.llm.factory import create_client
+
+        self.pulling = True
+        status = self.query_one("#pull-status", Static)
+        bar = self.query_one("#pull-progress", ProgressBar)
+        client = create_client(self.config.llm)
+
+        def progress(update: PullProgress) -> None:
+            fraction = update.fraction
+            status.update(Text(f"{update.status}"))
+            if fraction is not None:
+                bar.update(progress=round(fraction * 100))
+
+        try:
+            await client.pull(progress)
+        except ModelError as error:
+            status.update(Text(f"✗ pull failed: {error.message}", style="red"))
+            self.pulling = False
+            return
+        finally:
+            await client.aclose()
+        bar.update(progress=100)
+        self.pulling = False
+        self.dismiss("retry")

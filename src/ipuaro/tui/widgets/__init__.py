@@ -1,0 +1,1 @@
+"""The main screen's widgets: status bar, chat log, diff panel, prompt."""

@@ -1,0 +1,159 @@
+"""A proposed edit inside the chat: every file's diff, the description, and
+``[Y] Apply  [N] Reject  [E] Edit``. The decision resolves a future the edit engine awaits."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, Static
+
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, FileChange
+from ipuaro.tui.diff_render import DARK, DiffPalette, compute_file_diff, render_file_diff
+from ipuaro.tui.widgets.buttons import key_button
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """``edit.*`` settings that change the drawing."""
+
+    show_diff: bool = True
+    syntax: bool = True
+    wrap: bool = True
+    show_description: bool = True
+    palette: DiffPalette = DARK
+
+
+class DiffView(Static):
+    """One file's change, drawn by :func:`render_file_diff` (re-wrapped on resize)."""
+
+    def __init__(self, change: FileChange, options: DiffOptions, **kwargs: Any) -> None:
+        self.change = change
+        self.diff = compute_file_diff(change)
+        renderable = render_file_diff(
+            self.diff, syntax=options.syntax, wrap=options.wrap, palette=options.palette
+        )
+        super().__init__(renderable, **kwargs)
+
+
+class ConfirmPanel(Vertical, can_focus=True):
+    """Waits for Y / N / E. ``E`` asks the app (which owns the terminal) to open an editor."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "apply", "Apply"),
+        Binding("n,escape", "reject", "Reject"),
+        Binding("e", "edit", "Edit"),
+    ]
+
+    @dataclass
+    class EditRequested(Message):
+        panel: ConfirmPanel
+
+    @dataclass
+    class Closed(Message):
+        """Decided (or interrupted): the app gives the focus back to the prompt."""
+
+        panel: ConfirmPanel
+
+    def __init__(
+        self,
+        request: ConfirmRequest,
+        options: DiffOptions,
+        future: asyncio.Future[ConfirmDecision],
+        key_guard_s: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.request = request
+        self.options = options
+        self.future = future
+        self.key_guard_s = key_guard_s
+        """Y / N / E this soon after the panel appeared are ignored (typed for the input)."""
+        self._shown = time.monotonic()
+        self.deleting = request.kind == "delete"
+        self.editable = not self.deleting and any(f.new_text is not None for f in request.files)
+
+    def compose(self) -> Any:
+        yield Static(Text(self.request.title, style="bold"), classes="confirm-title")
+        if self.options.show_diff:
+            for change in self.request.files:
+                yield DiffView(change, self.options, classes="diff")
+        else:
+            names = ", ".join(change.path for change in self.request.files)
+            yield Static(Text(f"files: {names}"), classes="diff")
+        if self.options.show_description and self.request.description.strip():
+            yield Static(
+                Text(f"Changes: {self.request.description.strip()}"),
+                classes="confirm-description",
+            )
+        with Horizontal(classes="confirm-buttons"):
+            yield key_button("y", "Delete" if self.deleting else "Apply", "apply")
+            yield key_button("n", "Keep" if self.deleting else "Reject", "reject")
+            if self.editable:
+                yield key_button("e", "Edit", "edit")
+
+    @property
+    def decided(self) -> bool:
+        return self.future.done()
+
+    def withdraw(self) -> None:
+        """The user interrupted the request: nothing is applied (the engine reads a
+        rejection) and the panel says it was interrupted, not refused."""
+        if not self.future.done():
+            self.future.set_result(ConfirmDecision("reject"))
+            self.interrupted()
+
+    def interrupted(self) -> None:
+        """The request was aborted while this waited: no decision will be taken."""
+        self._close(Text("⊘ interrupted before a decision", style="yellow"))
+
+    def _close(self, verdict: Text) -> None:
+        for buttons in self.query(".confirm-buttons"):
+            buttons.remove()
+        self.mount(Static(verdict, classes="confirm-verdict"))
+        self.add_class("-decided")
+        self.can_focus = False
+        self.post_message(self.Closed(self))
+
+    def decide(self, decision: ConfirmDecision) -> None:
+        if self.future.done():
+            return
+        self.future.set_result(decision)
+        verdict = {
+            "apply": ("✓ applied" if not decision.edited else "✓ applied with your edits"),
+            "reject": "✗ rejected" if not self.deleting else "✗ kept",
+            "always": "✓ applied (always)",
+        }[decision.choice]
+        if decision.choice == "apply" and self.deleting:
+            verdict = "✓ deleted"
+        style = "green" if decision.choice != "reject" else "red"
+        self._close(Text(verdict, style=style))
+
+    def _armed(self) -> bool:
+        return time.monotonic() - self._shown >= self.key_guard_s
+
+    def on_mount(self) -> None:
+        self._shown = time.monotonic()
+
+    def action_apply(self) -> None:
+        if self._armed():
+            self.decide(ConfirmDecision("apply"))
+
+    def action_reject(self) -> None:
+        if self._armed():
+            self.decide(ConfirmDecision("reject"))
+
+    def action_edit(self) -> None:
+        if self.editable and not self.decided and self._armed():
+            self.post_message(self.EditRequested(self))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        {"apply": self.action_apply, "reject": self.action_reject, "edit": self.action_edit}[
+            event.button.id or "reject"
+        ]()

@@ -1,0 +1,74 @@
+"""A tool call as one compact line — ``▸ [get_function src/auth/login.ts login] ✓`` — that
+expands (Enter, Space or a click) to the result the model read."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import Static
+
+ToolState = Literal["running", "ok", "failed", "refused"]
+
+RESULT_LINES = 40
+"""Lines of a result shown when expanded; the rest is counted (the model saw it all, capped)."""
+
+
+def result_preview(text: str, limit: int = RESULT_LINES) -> str:
+    lines = text.splitlines()
+    if len(lines) <= limit:
+        return text.rstrip("\n")
+    return "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+
+
+class ToolLine(Widget, can_focus=True):
+    DEFAULT_CSS = """
+    ToolLine { height: auto; }
+    ToolLine > .tool-result { display: none; padding: 0 0 0 4; }
+    ToolLine.-expanded > .tool-result { display: block; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "toggle_result", "Expand", show=False)
+    ]
+
+    def __init__(self, call_id: str, summary: str) -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.summary = summary
+        self.state: ToolState = "running"
+        self.result_text = ""
+        self._head = Static(self._head_text(), classes="tool-head")
+        self._body = Static("", classes="tool-result", markup=False)
+
+    def compose(self) -> list[Widget]:
+        return [self._head, self._body]
+
+    def _head_text(self) -> Text:
+        expanded = self.has_class("-expanded")
+        text = Text("▾ " if expanded else "▸ ", style="dim")
+        text.append(f"[{self.summary}]", style="bold cyan")
+        mark = {"running": " …", "ok": " ✓", "failed": " ✗", "refused": " ⊘"}[self.state]
+        style = {"running": "dim", "ok": "green", "failed": "red", "refused": "yellow"}
+        text.append(mark, style=style[self.state])
+        return text
+
+    def finish(self, state: ToolState, result_text: str) -> None:
+        self.state = state
+        self.result_text = result_text
+        self.set_class(state != "ok", "-failed")
+        self._body.update(Text(result_preview(result_text) or "(empty result)", style="dim"))
+        self._head.update(self._head_text())
+
+    @property
+    def expanded(self) -> bool:
+        return self.has_class("-expanded")
+
+    def action_toggle_result(self) -> None:
+        self.toggle_class("-expanded")
+        self._head.update(self._head_text())
+
+    def on_click(self) -> None:
+        self.action_toggle_result()

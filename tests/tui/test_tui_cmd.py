@@ -1,0 +1,28 @@
+"""``ipuaro [PATH]`` reaches the TUI command and rejects what it cannot run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ipuaro.cli.main import cli
+
+
+def test_new_and_session_exclude_each_other(project: Path) -> None:
+    result = CliRunner().invoke(cli, [str(project), "--new", "--session", "abc"])
+    assert result.exit_code == 2
+    assert "--new and --session exclude each other" in result.output
+
+
+def test_needs_an_interactive_terminal(project: Path) -> None:
+    result = CliRunner().invoke(cli, [str(project)])
+    assert result.exit_code == 2
+    assert "needs an interactive terminal" in result.output
+    assert "ipuaro run -p" in result.output
+
+
+def test_missing_path_is_named(tmp_path: Path, environment: None) -> None:
+    result = CliRunner().invoke(cli, [str(tmp_path / "nowhere")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output
