@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +51,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     command = [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
+        "--n_ctx", "4096",
     ]  # fmt: skip
     with log_path.open("w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -137,3 +139,30 @@ async def test_cancel_stops_a_real_generation_quickly(llama_server: str) -> None
     again = await make_client(llama_server, max_tokens=8)
     done(await collect(again.stream_chat([user("Hi")], system=None, tools=None)))
     await again.aclose()
+
+
+def test_headless_run_against_the_real_server(llama_server: str, tmp_path: Path) -> None:
+    """`ipuaro run` end to end on a server nobody here wrote: index, prompt, stream, usage.
+    The 135M model cannot do the job; the run must still finish cleanly with real usage."""
+    project = tmp_path / "tiny"
+    project.mkdir()
+    (project / "hello.py").write_text('def greet(name):\n    return f"hi {name}"\n')
+    models = httpx.get(f"{llama_server}/models", timeout=10).json()["data"]
+    env = {
+        **os.environ,
+        "IPUARO_DATA_DIR": str(tmp_path / "data"),
+        "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+        "IPUARO_LLM__PROVIDER": "openai",
+        "IPUARO_LLM__BASE_URL": llama_server,
+        "IPUARO_LLM__MODEL": models[0]["id"],
+        "IPUARO_LLM__CONTEXT_WINDOW": "4096",
+    }
+    done_run = subprocess.run(
+        [sys.executable, "-m", "ipuaro", "run", "-p", "Say hi.", "--project", str(project),
+         "--output", "json", "--max-turns", "1", "--new"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done_run.returncode in {0, 4}, done_run.stderr
+    result = json.loads(done_run.stdout)
+    assert result["reason"] in {"done", "limit"}
+    assert result["stats"]["tokensIn"] > 0 and result["stats"]["tokensOut"] > 0
