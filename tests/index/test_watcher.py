@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ipuaro.config.schema import Config
 from ipuaro.index.indexer import Indexer, IndexSummary
 from ipuaro.index.watcher import IndexWatcher
 from ipuaro.store.sqlite import SqliteStore
@@ -129,3 +130,36 @@ async def test_async_run_reports_updates(ts_project: Path, store: SqliteStore) -
     finally:
         stop.set()
         await asyncio.wait_for(task, TIMEOUT_S)
+
+
+def test_grouping_follows_a_settle_time_and_a_maximum(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save (several events within milliseconds) is one group applied after a short pause;
+    a stream that never pauses is still applied once the group is debounce_ms old."""
+    from watchfiles import Change
+
+    from ipuaro.index import watcher as watcher_module
+    from ipuaro.index.watcher import SETTLE_MS, IndexWatcher, _Pending
+
+    clock = [100.0]
+    monkeypatch.setattr(watcher_module.time, "monotonic", lambda: clock[0])
+    store = SqliteStore(tmp_path / "w.db", "w")
+    watcher = IndexWatcher(Indexer(tmp_path, Config(), store), debounce_ms=500)
+    pending = _Pending()
+    change = {(Change.modified, str(tmp_path / "a.py"))}
+
+    assert not watcher._due(pending, change)
+    clock[0] += 1 / 128  # binary fractions keep the fake clock exact
+    assert not watcher._due(pending, {(Change.added, str(tmp_path / "a.py~"))})
+    clock[0] += SETTLE_MS / 1000 + 1 / 64
+    assert watcher._due(pending, set())
+    assert len(pending.take()) == 2
+
+    # Changes every 62.5 ms never leave a quiet gap; the group is applied once 500 ms old.
+    steps = 0
+    while not watcher._due(pending, change):
+        clock[0] += 1 / 16
+        steps += 1
+    assert steps == 8
+    store.close()

@@ -116,7 +116,8 @@ class ContextConfig(Section):
 
 class WatchdogConfig(Section):
     debounce_ms: int = Field(500, ge=0)
-    """Group file changes arriving within this many milliseconds."""
+    """Longest time file changes are grouped before the index is updated, in ms
+    (a 100 ms pause applies them sooner)."""
     enabled: bool = True
     """Watch the project for changes while a session runs."""
 

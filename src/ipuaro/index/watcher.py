@@ -1,9 +1,12 @@
 """Keep the index in sync with the disk while a session runs (``watchfiles``).
 
-Debounce: changes are applied once the project has been quiet for ``watchdog.debounceMs``
-(500 ms by default, measured on a 50 ms clock), so an editor's save (temp file, rename, chmod)
-is one update; a stream of changes that never pauses is still flushed every
-``max(4 × debounce, 2 s)``. Each batch goes to
+Debounce, as ``watchfiles`` defines it: changes are grouped until the project has been quiet
+for ``SETTLE_MS`` (an editor's save — temp file, rename, chmod — lands within a few
+milliseconds, so it is one update), and a group is never held open longer than
+``watchdog.debounceMs`` (500 ms by default), so a stream of changes that never pauses is still
+applied twice a second. A single save is in the store ~0.1 s plus the re-index after it happened
+(a quiet period of the full 500 ms would put every save at least half a second behind). Each
+batch goes to
 :meth:`Indexer.update_paths`, which re-reads the files, re-parses what changed and updates the
 dependents' metas. Ignored paths (the scanner's rules; a ``.gitignore`` edit applies at once)
 never reach the indexer.
@@ -34,8 +37,8 @@ ErrorCallback = Callable[[Exception], None]
 
 TICK_MS = 50
 """Granularity of the debounce clock (and how often an idle watcher wakes up)."""
-MAX_WAIT_S = 2.0
-"""A stream of changes that never pauses is still applied at least this often."""
+SETTLE_MS = 100
+"""Quiet time after the last change before a group is applied."""
 
 
 @dataclass
@@ -95,8 +98,7 @@ class IndexWatcher:
 
     def _options(self) -> dict[str, int | bool]:
         # watchfiles reports every quiet gap of TICK_MS (and wakes up every TICK_MS when idle);
-        # the debounce itself is done here, so a save is applied debounce + at most one tick
-        # after it happened (watchfiles' own step would add up to a second debounce).
+        # the grouping itself is done here, on that clock.
         return {"step": TICK_MS, "yield_on_timeout": True, "rust_timeout": TICK_MS}
 
     def _due(self, pending: _Pending, changes: set[tuple[Change, str]]) -> bool:
@@ -109,9 +111,9 @@ class IndexWatcher:
             pending.last = now
         if not pending.changes:
             return False
-        debounce = self.debounce_ms / 1000
-        quiet = now - pending.last >= debounce
-        return quiet or now - pending.first >= max(4 * debounce, MAX_WAIT_S)
+        settle = min(SETTLE_MS, self.debounce_ms) / 1000
+        quiet = now - pending.last >= settle
+        return quiet or now - pending.first >= self.debounce_ms / 1000
 
     # --- asyncio ----------------------------------------------------------------------------
     async def run(self, stop: asyncio.Event, on_update: UpdateCallback | None = None) -> None:
