@@ -111,7 +111,8 @@ async def build_app(
             session = sessions.resume_or_create(config.llm.model, new=new_session)
         if client is None:
             client = create_client(config.llm, context_window=_pinned_window(session))
-        warnings: list[str] = []
+        # Redis: AOF off (a restart loses the index and sessions) is said here, once.
+        warnings: list[str] = list(getattr(store, "notices", []))
         window = await client.context_window()
         if window.warning:
             warnings.append(window.warning)
@@ -119,6 +120,8 @@ async def build_app(
         try:
             info = await client.model_info()
         except ModelError as error:
+            if error.kind == "model_not_found":
+                raise  # a resumed session pins the window, so this is the first ask: stop here
             info = None
             warnings.append(f"model capabilities unknown ({error.message}); tools offered as text")
         tool_format = resolve_tool_format(config.llm.tool_format, info)

@@ -52,6 +52,8 @@ EXIT_CODES: dict[EndReason, int] = {
 }
 MAX_RETRIES = 2
 """``--on-error retry`` retries one failing step at most this many times, then aborts."""
+COMMAND_TOOLS = frozenset({"run_command", "run_tests"})
+"""Tools whose "ask" verdict --allow-commands lifts (a deny rule stays)."""
 
 
 @dataclass(frozen=True)
@@ -201,8 +203,19 @@ def result_payload(
 # --- the run --------------------------------------------------------------------------------
 
 
+def _hint(event: ToolCallEnd) -> str:
+    """The flag that would have allowed this refusal (none for a deny rule or a protected
+    path, which no flag lifts)."""
+    if (event.result.details or {}).get("diff"):
+        return " (allow edits with --auto-apply)"  # only an edit awaiting confirmation has one
+    error = event.result.error or ""
+    if event.call.name in COMMAND_TOOLS and not error.startswith("command refused by policy"):
+        return " (allow commands with --allow-commands)"
+    return ""
+
+
 def _refusal_watcher(
-    report: RunReport, stop: Callable[[EndReason, str], None], options: HeadlessOptions
+    report: RunReport, stop: Callable[[EndReason, str], None]
 ) -> Callable[[AgentEvent], None]:
     def watch(event: AgentEvent) -> None:
         if not isinstance(event, ToolCallEnd) or event.result.success:
@@ -210,17 +223,36 @@ def _refusal_watcher(
         message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
         if (event.result.details or {}).get("refused"):
             report.refusals.append(f"{event.call.name}: {message}")
-            hint = []
-            if not options.auto_apply:
-                hint.append("--auto-apply for edits")
-            if not options.allow_commands:
-                hint.append("--allow-commands for commands")
-            allow = f" (allow with {' or '.join(hint)})" if hint else ""
-            stop("refused", f"{event.call.name} was refused by policy: {message}{allow}")
+            stop("refused", f"{event.call.name} was refused by policy: {message}{_hint(event)}")
         else:
             report.tool_errors.append(f"{event.call.name}: {message}")
 
     return watch
+
+
+def _failed_before_start(
+    message: str, config: Config, mode: OutputMode, out: TextIO, err: TextIO
+) -> int:
+    """The one-line message on stderr; with --output json|stream-json also the result object,
+    so a program reading stdout gets its answer even when the agent never started."""
+    err.write(f"ipuaro: {message}\n")
+    if mode != "text":
+        Printer(mode, out, err).final(
+            {
+                "answer": "",
+                "reason": "error",
+                "exitCode": EXIT_ERROR,
+                "detail": message,
+                "sessionId": None,
+                "model": config.llm.model,
+                "contextWindow": None,
+                "stats": {"timeMs": 0, "tokensIn": 0, "tokensOut": 0, "toolCalls": 0},
+                "changes": [],
+                "refusals": [],
+                "toolErrors": [],
+            }
+        )
+    return EXIT_ERROR
 
 
 async def run_headless(
@@ -244,8 +276,7 @@ async def run_headless(
     finally:
         await probe.aclose()
     if not reachable:
-        err.write(f"ipuaro: {server_hint(config.llm)}\n")
-        return EXIT_ERROR
+        return _failed_before_start(server_hint(config.llm), config, options.output, out, err)
     handlers = HeadlessHandlers(options.on_error, options.auto_apply)
     try:
         app = await build_app(
@@ -259,23 +290,22 @@ async def run_headless(
             allow_commands=options.allow_commands,
         )
     except (StoreError, SessionNotFound) as error:
-        err.write(f"ipuaro: {error}\n")
-        return EXIT_ERROR
+        return _failed_before_start(str(error), config, options.output, out, err)
     except ModelError as error:
-        err.write(f"ipuaro: {error.message} — {error.suggestion}\n")
-        return EXIT_ERROR
+        message = f"{error.message} — {error.suggestion}"
+        return _failed_before_start(message, config, options.output, out, err)
     try:
         for warning in app.warnings:
             err.write(f"ipuaro: warning: {warning}\n")
         try:
             await asyncio.to_thread(app.indexer.index)
         except StoreError as error:
-            err.write(f"ipuaro: indexing failed: {error}\n")
-            return EXIT_ERROR
+            message = f"indexing failed: {error}"
+            return _failed_before_start(message, config, options.output, out, err)
         report = RunReport()
         printer = Printer(options.output, out, err)
         app.agent.subscribe(printer)
-        app.agent.subscribe(_refusal_watcher(report, app.agent.request_stop, options))
+        app.agent.subscribe(_refusal_watcher(report, app.agent.request_stop))
         end = await app.agent.send(options.prompt)
         printer.final(
             result_payload(end, app.session.id, app.client.model, app.window.tokens, report)

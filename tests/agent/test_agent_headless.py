@@ -91,6 +91,8 @@ def test_an_edit_without_auto_apply_is_refused_with_exit_3(
     result = json.loads(done.stdout)
     assert result["reason"] == "refused"
     assert "--auto-apply" in result["detail"]
+    # One hint, for the flag that applies: not `ipuaro tool`'s --yes, not --allow-commands.
+    assert "--yes" not in result["detail"] and "--allow-commands" not in result["detail"]
     assert result["refusals"] and result["refusals"][0].startswith("replace")
     assert pricing.read_text(encoding="utf-8") == before
     assert len(model_server.chat_requests()) == 1  # the run stopped instead of asking again
@@ -166,9 +168,20 @@ def free_port() -> int:
 def test_unreachable_server_says_how_to_start_one(project: Path, tmp_path: Path) -> None:
     done = run(project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "json")
     assert done.returncode == 1
-    assert done.stdout == ""
     assert "ollama serve" in done.stderr and "ollama pull qwen2.5-coder:7b-instruct" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+    # A script reading stdout still gets the one result object --output json promises.
+    result = json.loads(done.stdout)
+    assert (result["reason"], result["exitCode"], result["sessionId"]) == ("error", 1, None)
+    assert "ollama serve" in result["detail"]
+    streamed = run(
+        project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "stream-json"
+    )
+    assert streamed.returncode == 1
+    lines = streamed.stdout.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["type"] == "result"
+    text = run(project, run_env(tmp_path, None, free_port()), "-p", "hi")
+    assert text.returncode == 1 and text.stdout == ""
 
 
 def test_bad_flags_are_usage_errors(project: Path, tmp_path: Path) -> None:
@@ -266,3 +279,18 @@ def test_a_missing_model_says_how_to_get_it(
     assert done.returncode == 1
     assert "nope:1b" in done.stderr and "ollama pull nope:1b" in done.stderr
     assert model_server.chat_requests() == []
+
+
+def test_a_missing_model_is_caught_before_chat_in_a_resumed_session(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    model_server.responder = ScriptedModel([ScriptedReply(text="one")])
+    first = run(project, env, "-p", "a", "--output", "json")
+    assert first.returncode == 0, first.stderr
+    # The resumed session pins its context window, so /api/show is asked only for capabilities.
+    done = run(project, env, "-p", "b", "--model", "nope:1b")
+    assert done.returncode == 1
+    assert "ollama pull nope:1b" in done.stderr
+    assert "tools offered as text" not in done.stderr
+    assert len(model_server.chat_requests()) == 1  # only the first run chatted

@@ -85,6 +85,24 @@ def test_group_failing_on_the_third_file_restores_the_first_two(tmp_path: Path) 
     assert blocker.read_text() == "a file where a folder is needed\n"
 
 
+def test_a_read_only_file_is_not_replaced_behind_the_users_back(tmp_path: Path) -> None:
+    a, locked = tmp_path / "a.txt", tmp_path / "locked.txt"
+    a.write_text("A\n")
+    locked.write_text("keep me\n")
+    locked.chmod(0o444)
+    writes = [FileWrite("a.txt", a, "A2\n"), FileWrite("locked.txt", locked, "changed\n")]
+    with pytest.raises(TransactionFailed) as failed:
+        write_all(writes)
+    message = str(failed.value)
+    assert "locked.txt is read-only (mode 444)" in message and "chmod u+w locked.txt" in message
+    assert "could not restore" not in message and "left as they were" in message
+    assert locked.read_text() == "keep me\n" and stat.S_IMODE(locked.stat().st_mode) == 0o444
+    assert a.read_text() == "A\n"  # the group is all or nothing
+    with pytest.raises(TransactionFailed, match="read-only"):
+        write_all([FileWrite("locked.txt", locked, None)])  # nor deleted
+    assert locked.exists()
+
+
 def test_keepends_split_round_trips_every_eol_style() -> None:
     for text in ("a\nb\n", "a\r\nb", "a\rb\r", "", "\n\n", "x\r\n\r\ny", "é\u2028z\n"):
         assert "".join(split_keepends(text)) == text

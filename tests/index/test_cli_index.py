@@ -132,6 +132,19 @@ def test_inspect_finds_the_indexed_project_from_a_file_on_disk(py_project: Path)
     assert [f["name"] for f in data["ast"]["functions"]] == ["run"]
 
 
+def test_inspect_deleted_absolute_path_suggests_and_missing_one_says_so(
+    py_project: Path, tmp_path: Path
+) -> None:
+    index_json(py_project)
+    gone = invoke("inspect", str(py_project / "src" / "acme" / "cores.py"))
+    assert gone.exit_code == 2
+    assert "src/acme/cores.py is not in the index; did you mean: src/acme/core.py" in gone.stderr
+    nowhere = invoke("inspect", str(tmp_path / "no-such-folder" / "x.py"))
+    assert nowhere.exit_code == 2
+    assert f"no such file: {tmp_path / 'no-such-folder' / 'x.py'}" in nowhere.stderr
+    assert "outside the project" not in nowhere.stderr
+
+
 def test_inspect_unknown_file_suggests_close_paths(ts_project: Path) -> None:
     index_json(ts_project)
     result = invoke("inspect", "packages/app/src/servise.ts", "--project", str(ts_project))

@@ -195,3 +195,25 @@ def test_pool_works_when_other_threads_run(tmp_path: Path) -> None:
     assert summary.parsed == 60 and len(store.file_hashes()) == 60
     assert [d.path for d in store.find_definitions("v7")] == ["src/m7.ts"]
     store.close()
+
+
+def test_aliased_relative_import_resolves_to_the_submodule(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    root = tmp_path / "proj"
+    write(root, "pkg/__init__.py", "")
+    write(root, "pkg/views.py", "def index():\n    return 1\n")
+    write(root, "pkg/helpers.py", "X = 1\n")
+    write(root, "pkg/helpers/__init__.py", "")  # never probed for a plain import
+    write(root, "pkg/urls.py", "from . import views as auth_views\nimport pkg as helpers\n")
+
+    make_indexer(root, store).index(workers=1)
+
+    ast = store.get_ast("pkg/urls.py")
+    assert ast is not None
+    assert [(i.name, i.resolved) for i in ast.imports] == [
+        ("auth_views", "pkg/views.py"),
+        ("helpers", "pkg/__init__.py"),
+    ]
+    meta = store.get_meta("pkg/urls.py")
+    assert meta is not None and sorted(meta.dependencies) == ["pkg/__init__.py", "pkg/views.py"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -96,3 +97,27 @@ def test_pool_index_into_redis_matches_sqlite(tmp_path: Path, redis_port: int) -
     assert Indexer(root, config, store).index(workers=2).parsed == 0
     store.close()
     reference.close()
+
+
+def test_index_cli_warns_when_redis_aof_is_off(
+    tmp_path: Path, redis_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from ipuaro.cli.main import cli
+
+    root = tmp_path / "proj"
+    write(root, "a.py", "X = 1\n")
+    off = redis.Redis(port=redis_port)
+    off.config_set("appendonly", "no")
+    off.close()
+    for key in [k for k in os.environ if k.startswith("IPUARO_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("IPUARO_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("IPUARO_STORE__BACKEND", "redis")
+    monkeypatch.setenv("IPUARO_REDIS__HOST", "127.0.0.1")
+    monkeypatch.setenv("IPUARO_REDIS__PORT", str(redis_port))
+    result = CliRunner().invoke(cli, ["index", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "has AOF persistence off: a restart loses the index" in result.stderr
+    assert '"parsed": 1' in result.stdout

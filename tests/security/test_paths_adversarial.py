@@ -188,6 +188,22 @@ def test_absolute_path_through_the_root_parent_is_refused(
         path_policy.resolve(f"{project}/../outside/victim.txt")
 
 
+def test_absolute_path_through_a_symlink_to_the_root_is_the_same_file(
+    path_policy: PathPolicy, project: Path, tmp_path: Path, outside: Path
+) -> None:
+    alias = tmp_path / "alias"  # the user opened the project via a symlinked folder
+    os.symlink(project, alias)
+    resolved = path_policy.resolve(str(alias / "src" / "a.py"))
+    assert (resolved.rel, resolved.abs) == ("src/a.py", project / "src" / "a.py")
+    with pytest.raises(PathRefused, match="protected"):  # the rules apply to the real path
+        path_policy.check_writable(str(alias / ".env"))
+    with pytest.raises(PathRefused, match=SYMLINK_OUT):
+        path_policy.resolve(str(alias / "out_link" / "victim.txt"))
+    os.symlink(outside, tmp_path / "elsewhere")  # a link to some other folder stays outside
+    with pytest.raises(PathRefused, match="outside the project root"):
+        path_policy.resolve(str(tmp_path / "elsewhere" / "victim.txt"))
+
+
 def test_symlink_created_after_policy_is_still_caught(
     path_policy: PathPolicy, project: Path, outside: Path
 ) -> None:

@@ -184,6 +184,23 @@ def test_another_schema_version_asks_for_a_rebuild(tmp_path: Path) -> None:
     backup.close()
 
 
+def test_rebuilding_a_healthy_database_keeps_sessions_and_undo(tmp_path: Path) -> None:
+    db = tmp_path / "p.db"
+    store = SqliteStore(db, PROJECT)
+    store.apply_batch(IndexBatch(files={"src/a.py": text_file("src/a.py")}))
+    store.save_session(full_session("s1", PROJECT))
+    store.push_undo("s1", undo_entry(1), limit=5)
+    store.close()
+
+    rebuilt = SqliteStore.rebuild(db, PROJECT)  # `ipuaro index --rebuild`: the index only
+    assert rebuilt.file_hashes() == {} and rebuilt.get_file("src/a.py") is None
+    assert rebuilt.list_sessions() == ["s1"]
+    assert rebuilt.load_session("s1") == full_session("s1", PROJECT)
+    assert rebuilt.pop_undo("s1") == undo_entry(1)
+    rebuilt.close()
+    assert not (tmp_path / "p.db.bak").exists()
+
+
 def test_a_garbage_file_is_named_with_what_to_do(tmp_path: Path) -> None:
     db = tmp_path / "p.db"
     db.write_bytes(os.urandom(8192))

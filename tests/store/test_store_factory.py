@@ -53,12 +53,14 @@ def test_rebuild_starts_an_empty_sqlite_store(project: Path, tmp_path: Path) -> 
     config = Config.model_validate({"store": {"path": str(tmp_path / "p.db")}})
     store = open_store(config, project)
     store.apply_batch(IndexBatch(files={"a.py": text_file("a.py")}))
+    store.save_session(full_session("s1", "projects-myapp"))
     store.close()
 
     rebuilt = open_store(config, project, rebuild=True)
     assert rebuilt.file_hashes() == {}
+    assert rebuilt.list_sessions() == ["s1"]  # like Redis: the index goes, sessions stay
     rebuilt.close()
-    assert (tmp_path / "p.db.bak").is_file()
+    assert not (tmp_path / "p.db.bak").exists()
 
 
 @pytest.mark.redis

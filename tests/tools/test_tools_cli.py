@@ -98,8 +98,23 @@ def test_edit_without_yes_and_without_a_terminal_is_refused_exit_3(
     args = json.dumps({"path": "README.md", "old": "A fixture project", "new": "Changed"})
     done = run_tool(tmp_path, app, "replace", args)
     assert done.returncode == 3, done.stdout + done.stderr
-    assert payload(done)["success"] is False
+    result = payload(done)
+    assert result["success"] is False
+    # Nobody said no: the message says why it was not applied and which flag applies it.
+    assert "rejected" not in result["error"]
+    assert "nobody can be asked" in result["error"] and "--yes" in result["error"]
+    assert "-Changed" not in result["details"]["diff"] and "+Changed" in result["details"]["diff"]
     assert (app / "README.md").read_bytes() == before
+
+
+def test_command_without_yes_and_without_a_terminal_names_yes(tmp_path: Path, app: Path) -> None:
+    done = run_tool(tmp_path, app, "run_command", '{"command": "curl http://127.0.0.1:9"}')
+    assert done.returncode == 3, done.stdout + done.stderr
+    error = payload(done)["error"]
+    assert "nobody can be asked" in error and "rerun with --yes" in error
+    denied = run_tool(tmp_path, app, "run_command", '{"command": "rm -rf /"}')
+    assert denied.returncode == 3
+    assert "--yes" not in payload(denied)["error"]  # no flag lifts a deny rule
 
 
 def test_edit_with_yes_applies_and_undo_stack_persists(tmp_path: Path, app: Path) -> None:

@@ -42,6 +42,24 @@ async def test_get_lines_out_of_range_and_missing_path(project: Project) -> None
     assert "Did you mean: src/utils/math.ts" in (missing.error or "")
 
 
+async def test_get_lines_explains_a_skipped_non_utf8_file(project: Project) -> None:
+    (project.root / "latin.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    project.indexer.update_paths(["latin.txt"], [])
+    result = await project.call("get_lines", path="latin.txt")
+    assert not result.success
+    assert (
+        result.error
+        == "latin.txt is not UTF-8 text; ipuaro skips such files (convert it to UTF-8)."
+    )
+
+
+async def test_get_lines_of_an_impossible_path_is_an_error_not_a_crash(project: Project) -> None:
+    name = "a" * 300 + ".ts"  # stat() raises ENAMETOOLONG, which pathlib does not swallow
+    result = await project.call("get_lines", path=name)
+    assert not result.success
+    assert result.error == f"{name} cannot be read: File name too long."
+
+
 async def test_get_lines_of_a_secret_asks_and_headless_refuses(project: Project) -> None:
     refused = await project.call("get_lines", path=".env")
     assert not refused.success and refused.details and refused.details["refused"] is True

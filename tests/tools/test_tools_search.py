@@ -86,3 +86,11 @@ async def test_find_files(project: Project) -> None:
     }
     none = await project.ok("find_files", pattern="*.rs")
     assert "No indexed file" in none.data
+
+
+async def test_a_bad_glob_is_an_error_naming_it_not_a_crash(project: Project) -> None:
+    found = await project.call("find_files", pattern="src/[z-a]*.ts")
+    assert not found.success
+    assert found.error == "glob 'src/[z-a]*.ts' is not valid (bad character range z-a); fix it"
+    grep = await project.call("grep_search", query="add", include_pattern="*.ts, [b-a]")
+    assert not grep.success and "glob '[b-a]' is not valid" in (grep.error or "")

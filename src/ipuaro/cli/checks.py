@@ -93,9 +93,15 @@ def check_sqlite(path: Path) -> CheckResult:
             with closing(sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=2)) as conn:
                 conn.execute("PRAGMA schema_version").fetchone()
         except sqlite3.Error as error:
-            return CheckResult(
-                name, False, f"SQLite file {path} cannot be opened ({error})", _store_fix()
+            # Locked or unreadable: the place is wrong. Anything else: the file is damaged or
+            # not ours, and the index (rebuilt from the code) is what the user wants back.
+            fix = (
+                _store_fix()
+                if isinstance(error, sqlite3.OperationalError)
+                else "run `ipuaro index --rebuild` to recreate it (the old file is kept as "
+                ".bak), or set store.path elsewhere if the file is yours"
             )
+            return CheckResult(name, False, f"SQLite file {path} cannot be opened ({error})", fix)
         return CheckResult(name, True, f"SQLite {path} (writable)")
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:

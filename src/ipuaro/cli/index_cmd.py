@@ -57,6 +57,8 @@ def _open_indexer(root: Path, config: Config, rebuild: bool) -> Indexer:
     from ipuaro.store.factory import open_store
 
     store = open_store(config, root, rebuild=rebuild)
+    for notice in getattr(store, "notices", []):  # Redis: AOF off loses the index on restart
+        click.echo(f"ipuaro: warning: {notice}", err=True)
     # Pool processes open their own connection; SQLite stores are found by their path.
     opener = ConfigOpener(config, root) if config.store.backend == "redis" else None
     return Indexer(root, config, store, opener=opener)

@@ -43,6 +43,8 @@ def command(file: str, project: Path | None) -> None:
         indexed = _indexed_ancestor(root, config)
         if indexed is not None and indexed != root:
             root, config = load_project(indexed, None)
+        elif indexed is None and on_disk.is_absolute() and not on_disk.exists():
+            fail(f"no such file: {file}")
     rel = _project_path(root, on_disk, file)
     try:
         store = _open_existing(root, config)
@@ -58,6 +60,9 @@ def command(file: str, project: Path | None) -> None:
 def _start_folder(on_disk: Path) -> Path | None:
     if on_disk.exists():
         return on_disk if on_disk.is_dir() else on_disk.parent
+    if on_disk.is_absolute():  # a deleted file: its project is found from the nearest folder
+        existing = next((p for p in on_disk.parents if p.is_dir()), None)
+        return existing if existing is not None and existing != Path(on_disk.anchor) else None
     return None
 
 
@@ -82,7 +87,10 @@ def _project_path(root: Path, on_disk: Path, raw: str) -> str:
         except ValueError:
             fail(f"{raw} is outside the project {root}; pass --project to choose the project")
     if on_disk.is_absolute():
-        fail(f"{raw} is outside the project {root}; pass --project to choose the project")
+        try:  # gone from disk but maybe still indexed: the lookup suggests names
+            return on_disk.relative_to(root).as_posix()
+        except ValueError:
+            fail(f"no such file: {raw}")
     normalised = posixpath.normpath(raw.replace("\\", "/"))
     if normalised.startswith(".."):
         fail(f"{raw} is outside the project {root}")

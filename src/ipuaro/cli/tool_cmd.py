@@ -40,18 +40,15 @@ def parse_arguments(text: str) -> dict[str, Any]:
 
 
 class TerminalConfirm:
-    """Asks on the terminal; with ``--yes`` answers "apply"; without a terminal refuses."""
+    """Asks on the terminal; with ``--yes`` answers "apply". Without a terminal there is no
+    confirmer at all (:func:`confirmer`), so tools say nobody could be asked, not "rejected"."""
 
     def __init__(self, assume_yes: bool) -> None:
         self.assume_yes = assume_yes
-        self.refused_without_tty = False
 
     async def __call__(self, request: ConfirmRequest) -> ConfirmDecision | ConfirmChoice:
         if self.assume_yes:
             return "apply"
-        if not (sys.stdin.isatty() and sys.stderr.isatty()):
-            self.refused_without_tty = True
-            return "reject"
         click.echo(click.style(request.title, bold=True), err=True)
         if request.description:
             click.echo(request.description, err=True)
@@ -61,6 +58,12 @@ class TerminalConfirm:
             click.echo(request.diff, err=True)
         answer = await asyncio.to_thread(click.confirm, "Apply?", default=False, err=True)
         return "apply" if answer else "reject"
+
+
+def confirmer(assume_yes: bool) -> TerminalConfirm | None:
+    if assume_yes or (sys.stdin.isatty() and sys.stderr.isatty()):
+        return TerminalConfirm(assume_yes)
+    return None
 
 
 def ensure_indexed(root: Path, config: Config, store: Store) -> Any:
@@ -113,7 +116,7 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
                 indexer.index()
         except StoreError as error:
             fail(f"indexing {root} failed: {error}", EXIT_TOOL_ERROR)
-        confirm = TerminalConfirm(yes)
+        confirm = confirmer(yes)
         ctx = build_context(
             root,
             config,
@@ -126,7 +129,21 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
         result = asyncio.run(registry.call(name, arguments, ctx, call_id="cli"))
     finally:
         store.close()
+    refused_unasked = (
+        not result.success and confirm is None and bool((result.details or {}).get("refused"))
+    )
+    if refused_unasked and result.error:
+        result.error = _with_yes_hint(result.error, result.details or {})
     click.echo(result.model_dump_json(by_alias=True, indent=2))
     if result.success:
         return
-    sys.exit(EXIT_REFUSED if confirm.refused_without_tty else EXIT_TOOL_ERROR)
+    sys.exit(EXIT_REFUSED if refused_unasked else EXIT_TOOL_ERROR)
+
+
+def _with_yes_hint(error: str, details: dict[str, Any]) -> str:
+    """Name the flag that lifts a refusal made only because no terminal could ask."""
+    if details.get("diff"):
+        return f"{error}; rerun with --yes to apply it (the diff is in details.diff)"
+    if "nobody can be asked" in error:
+        return f"{error.rstrip('.')}; or rerun with --yes to allow it"
+    return error

@@ -43,6 +43,9 @@ class ImportInfo(DomainModel):
     """Project-relative path of the file this import resolves to (internal imports)."""
     unresolved: bool = False
     """True for an internal-looking import that matched no file."""
+    imported: str | None = None
+    """Python ``from M import x as y``: ``x``, the name before the alias (``name`` is the local
+    binding ``y``); ``import M [as y]``: empty, the module itself. None for other languages."""
 
 
 class ExportInfo(DomainModel):

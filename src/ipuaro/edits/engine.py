@@ -39,10 +39,9 @@ class EditResult:
     """Paths whose content changed on disk after the change was computed."""
 
 
-NO_CONFIRM = (
-    "this change needs the user's confirmation and nobody can be asked (headless); "
-    "run with --yes or --auto-apply to allow edits"
-)
+# Front-ends add their own flag to this (`ipuaro run --auto-apply`, `ipuaro tool --yes`); the
+# model reads it too, and a flag name means nothing to it.
+NO_CONFIRM = "this change needs the user's confirmation and nobody can be asked in this run"
 
 
 class EditRefused(Exception):

@@ -3,6 +3,8 @@ put back byte for byte (and files the group created are removed)."""
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,16 +35,20 @@ def write_all(writes: list[FileWrite]) -> None:
     """Apply ``writes`` in order; on the first failure restore every touched file and raise."""
     done: list[Snapshot] = []
     for write in writes:
+        snapshot: Snapshot | None = None
         try:
             snapshot = Snapshot.take(write.abs)
-            done.append(snapshot)
+            _refuse_read_only(write, snapshot)
             if write.text is None:
                 if snapshot.data is not None:
                     remove_file(write.abs)
             else:
                 atomic_write(write.abs, write.text.encode("utf-8"))
+            done.append(snapshot)
         except OSError as exc:
-            problems = _restore(done)
+            # The failed write itself changed nothing (atomic); only folders it created go.
+            failed = [snapshot] if snapshot is not None and snapshot.data is None else []
+            problems = _restore(done + failed)
             reason = exc.strerror or str(exc)
             message = f"writing {write.rel} failed ({reason}); "
             if problems:
@@ -50,6 +56,20 @@ def write_all(writes: list[FileWrite]) -> None:
             else:
                 message += f"all {len(done) or 1} file(s) of the change were left as they were"
             raise TransactionFailed(message) from exc
+
+
+def _refuse_read_only(write: FileWrite, snapshot: Snapshot) -> None:
+    """A rename would replace a read-only file anyway; the user made it read-only on purpose
+    (no write bit at all counts even for root, as editors do)."""
+    if snapshot.data is None or snapshot.mode is None:
+        return
+    if snapshot.mode & 0o222 and os.access(write.abs, os.W_OK):
+        return
+    raise PermissionError(
+        errno.EACCES,
+        f"{write.rel} is read-only (mode {snapshot.mode:o}); make it writable first, "
+        f"e.g. `chmod u+w {write.rel}`",
+    )
 
 
 def _restore(snapshots: list[Snapshot]) -> list[str]:

@@ -47,7 +47,9 @@ def resolve_imports(layout: ProjectLayout, path: str, ast: FileAST) -> list[Impo
             result.append(info)
             continue
         # JS "builtins" are tried too: with baseUrl "src", 'util/x' may be the project's file.
-        resolution = layout.resolve(path, info.from_, language, info.name)
+        # The submodule probed for `from . import x as y` is `x`, not the local alias `y`.
+        imported = info.imported if info.imported is not None else info.name
+        resolution = layout.resolve(path, info.from_, language, imported)
         if resolution.path is not None:
             kind, resolved, unresolved = "internal", resolution.path, False
         elif info.type == "builtin":

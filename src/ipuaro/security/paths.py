@@ -164,6 +164,8 @@ class PathPolicy:
         given = PurePosixPath(path)
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
         if lexical != self.root and self.root not in lexical.parents:
+            lexical = self._through_root_alias(lexical)
+        if lexical != self.root and self.root not in lexical.parents:
             raise PathRefused(
                 path, "it is outside the project root", f"use a path inside {self.root}"
             )
@@ -180,6 +182,19 @@ class PathPolicy:
             )
         spelled = "." if lexical == self.root else lexical.relative_to(self.root).as_posix()
         return ProjectPath(rel=rel, abs=real), spelled
+
+    def _through_root_alias(self, lexical: Path) -> Path:
+        """``/link/src/a.py`` where ``/link`` is a symlink to the root (a project opened via a
+        symlinked folder, macOS ``/tmp``): the same path spelled from the real root."""
+        for ancestor in lexical.parents:
+            if ancestor.parent == ancestor:
+                break
+            try:
+                if ancestor.resolve(strict=True) == self.root:
+                    return self.root / lexical.relative_to(ancestor)
+            except (OSError, RuntimeError):
+                continue
+        return lexical
 
     def check_deletable(self, path: str) -> ProjectPath:
         """``check_writable`` plus: a directory is refused if anything inside it is protected."""

@@ -26,8 +26,8 @@ def sqlite_path(config: Config, project_root: Path) -> Path:
 def open_store(config: Config, project_root: Path, *, rebuild: bool = False) -> Store:
     """The project's store, opened and checked (schema version; Redis: reachable, AOF).
 
-    ``rebuild`` starts the project's index afresh (``ipuaro index --rebuild``): SQLite moves the
-    old database to ``.bak``; Redis drops the project's keys and keeps sessions.
+    ``rebuild`` starts the project's index afresh (``ipuaro index --rebuild``), keeping
+    sessions; a SQLite file that cannot be opened is moved to ``.bak``.
     Raises :class:`~ipuaro.store.protocol.StoreError` subclasses with instructions."""
     name = project_name(project_root)
     if config.store.backend == "redis":

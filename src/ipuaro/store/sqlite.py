@@ -62,11 +62,22 @@ class SqliteStore:
 
     @classmethod
     def rebuild(cls, path: Path, project_name: str) -> SqliteStore:
-        """Move the database aside (``{path}.bak``, replacing an older backup) and start empty.
+        """Start the project's index afresh (``ipuaro index --rebuild``).
 
-        Used by ``ipuaro index --rebuild`` after a schema mismatch or a corrupt file."""
-        move_aside(Path(path))
-        return cls(path, project_name)
+        A healthy database keeps its sessions, undo stacks and input history (as the Redis
+        store does) and loses only the index; one that cannot be opened (corrupt, another
+        schema version) is moved aside to ``{path}.bak`` (replacing an older backup)."""
+        try:
+            store = cls(path, project_name)
+        except StoreError:
+            move_aside(Path(path))
+            return cls(path, project_name)
+        try:
+            store.clear_project()
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     def close(self) -> None:
         with self._lock:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 
 from ipuaro.domain import FileData
 from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, ToolContext, ToolError, ToolRefused
@@ -65,22 +66,43 @@ class StoredFile:
     data: FileData
 
 
+def _why_not_indexed(ctx: ToolContext, rel: str) -> str:
+    where = ctx.root / rel
+    try:
+        if where.is_dir():
+            return f"{rel} is a directory; use get_structure(path={rel!r}) to list it."
+        exists = where.exists()
+        if exists and not _is_utf8(where):
+            return f"{rel} is not UTF-8 text; ipuaro skips such files (convert it to UTF-8)."
+    except OSError as error:  # an unreadable folder on the way, a name too long: no traceback
+        return f"{rel} cannot be read: {error.strerror or error}."
+    hint = did_you_mean(ctx, rel)
+    if exists:
+        return (
+            f"{rel} exists but is not in the index (ignored by .gitignore or "
+            f"project.ignorePatterns, or not indexed yet). {hint}"
+        )
+    return f"File not found: {rel}. {hint}"
+
+
+def _is_utf8(path: Path, sample: int = 1 << 20) -> bool:
+    with path.open("rb") as handle:
+        head = handle.read(sample)
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # A character cut at the end of a full sample is not an encoding error.
+        return len(head) == sample and error.start >= sample - 3
+    return True
+
+
 async def read_stored(ctx: ToolContext, path: str) -> StoredFile:
     """The indexed file at ``path``, after the secret check. Missing files raise a ToolError
     with the closest indexed paths."""
     rel = project_path(ctx, path)
     data = ctx.store.get_file(rel)
     if data is None:
-        where = ctx.root / rel
-        if where.is_dir():
-            raise ToolError(f"{rel} is a directory; use get_structure(path={rel!r}) to list it.")
-        hint = did_you_mean(ctx, rel)
-        if where.exists():
-            raise ToolError(
-                f"{rel} exists but is not in the index (ignored by .gitignore or "
-                f"project.ignorePatterns, or not indexed yet). {hint}"
-            )
-        raise ToolError(f"File not found: {rel}. {hint}")
+        raise ToolError(_why_not_indexed(ctx, rel))
     await ensure_secret_allowed(ctx, rel)
     return StoredFile(rel, data)
 

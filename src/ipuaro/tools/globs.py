@@ -9,6 +9,8 @@ import re
 
 import pathspec
 
+from ipuaro.tools.base import ToolError
+
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
 
@@ -45,7 +47,18 @@ def compile_globs(patterns: str) -> pathspec.GitIgnoreSpec:
     """A matcher for a comma/space separated list of globs."""
     parts = split_patterns(patterns)
     expanded = [e.removeprefix("./") for p in parts for e in expand_braces(p)]
-    return pathspec.GitIgnoreSpec.from_lines(expanded)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(expanded)
+    except (re.error, ValueError):  # pathspec's own pattern errors are ValueErrors
+        pass
+    for pattern in expanded:  # name the bad one, in glob terms, not pathspec's regex
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except re.error as error:
+            raise ToolError(f"glob {pattern!r} is not valid ({error.msg}); fix it") from None
+        except ValueError as error:
+            raise ToolError(f"glob {pattern!r} is not valid ({error}); fix it") from None
+    raise ToolError(f"glob {patterns!r} is not valid; fix it")
 
 
 def has_glob(pattern: str) -> bool:

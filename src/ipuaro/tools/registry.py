@@ -207,12 +207,15 @@ class ToolRegistry:
         except ToolError as error:
             return ToolOutcome.fail(str(error))
         except Exception as error:  # a bug or an I/O failure: the loop must go on
-            log.exception("tool %s failed", tool.name)
             outcome = ToolOutcome.fail(f"{tool.name} failed: {type(error).__name__}: {error}")
             if isinstance(error, StoreError | sqlite3.Error):
                 outcome.error_kind = "store"
             elif isinstance(error, OSError):
                 outcome.error_kind = "file"
+            if outcome.error_kind is None:
+                log.exception("tool %s failed", tool.name)
+            else:  # the environment's failure, already in the outcome: no traceback unless -vv
+                log.debug("tool %s failed", tool.name, exc_info=True)
             return outcome
 
     async def apply_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome:

@@ -208,3 +208,15 @@ def test_pyi_stub_is_python() -> None:
     ast = parse_source("pkg/api.pyi", "def get(url: str) -> bytes: ...\n").ast
     assert ast.language == "python"
     assert [(f.name, f.return_type) for f in ast.functions] == [("get", "bytes")]
+
+
+def test_aliased_imports_keep_the_imported_name() -> None:
+    from ipuaro.index.parsers import parse_source
+
+    text = "from . import views as auth_views\nfrom .models import User\nimport os.path as osp\n"
+    ast = parse_source("pkg/urls.py", text).ast
+    assert [(i.name, i.imported, i.from_) for i in ast.imports] == [
+        ("auth_views", "views", "."),
+        ("User", "User", ".models"),
+        ("osp", "", "os.path"),
+    ]

@@ -89,23 +89,35 @@ class PythonReader:
                     module_node = target.child_by_field_name("name")
                     alias = target.child_by_field_name("alias")
                     module = source.text(module_node) if module_node else ""
-                    self._add_import(source.text(alias) if alias else module, module, line)
+                    self._add_import(source.text(alias) if alias else module, module, line, "")
                 else:
                     module = source.text(target)
-                    self._add_import(module, module, line)
+                    self._add_import(module, module, line, "")
             return
         module_node = statement.child_by_field_name("module_name")
         module = source.text(module_node) if module_node is not None else "__future__"
         names = statement.children_by_field_name("name")
         if not names and any(child.type == "wildcard_import" for child in statement.children):
-            self._add_import("*", module, line)
+            self._add_import("*", module, line, "*")
         for target in names:
-            alias = target.child_by_field_name("alias") if target.type == "aliased_import" else None
-            self._add_import(source.text(alias if alias is not None else target), module, line)
+            if target.type == "aliased_import":
+                original = target.child_by_field_name("name")
+                alias = target.child_by_field_name("alias")
+                imported = source.text(original) if original is not None else ""
+                name = source.text(alias) if alias is not None else imported
+            else:
+                imported = name = source.text(target)
+            self._add_import(name, module, line, imported)
 
-    def _add_import(self, name: str, module: str, line: int) -> None:
+    def _add_import(self, name: str, module: str, line: int, imported: str) -> None:
         self.collected.imports.append(
-            ImportInfo(name=name, from_=module, line=line, type=classify_python(module))
+            ImportInfo(
+                name=name,
+                from_=module,
+                line=line,
+                type=classify_python(module),
+                imported=imported,
+            )
         )
 
     def _body(self, statements: list[Node]) -> None:
