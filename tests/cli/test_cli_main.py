@@ -159,42 +159,16 @@ def test_anything_but_a_command_name_goes_to_the_default(
     assert (result.exit_code, result.stdout.strip()) == (0, expected), result.output
 
 
-def test_default_falls_back_to_the_launcher_and_says_the_tui_is_not_built(
-    plugin_dir: Path, tmp_path: Path, closed_port_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("IPUARO_LLM__BASE_URL", closed_port_url)
-    group = build_cli(default=CommandSpec("ipuaro_test_no_tui:command", "Open.", "the TUI"))
-    result = CliRunner().invoke(group, [str(tmp_path), "--model", "some-model:1b"])
-    assert result.exit_code == 2
-    lines = result.stderr.splitlines()
-    assert lines[0].startswith(f"✗ model server: cannot reach ollama at {closed_port_url} (")
-    assert lines[0].endswith(
-        "— fix: run `ollama serve` then `ollama pull some-model:1b`, "
-        "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
-    )
-    assert lines[1] == f"ipuaro tui: not built yet — the TUI (project {tmp_path})"
-
-
-def test_default_launcher_with_a_server_reports_it_then_stops(
-    plugin_dir: Path, tmp_path: Path, model_server: StartServer
-) -> None:
-    base = model_server({"/api/tags": (200, {"models": [{"name": "m:1b", "model": "m:1b"}]})})
-    config_file = tmp_path / "extra.json"
-    config_file.write_text(f'{{"llm": {{"baseUrl": "{base}", "model": "m:1b"}}}}', "utf-8")
-    group = build_cli(default=CommandSpec("ipuaro_test_no_tui:command", "Open.", "the TUI"))
-    result = CliRunner().invoke(group, ["--config", str(config_file), str(tmp_path)])
-    assert result.exit_code == 2
-    assert result.stderr.splitlines() == [
-        f"✓ model server: ollama at {base} (1 models)",
-        "✓ model: m:1b is available (context window 128000)",
-        f"ipuaro tui: not built yet — the TUI (project {tmp_path})",
-    ]
-
-
-def test_bad_config_stops_the_default_with_one_line(plugin_dir: Path, tmp_path: Path) -> None:
-    (tmp_path / ".ipuaro.json").write_text('{"llm": {"contextWindow": "big"}}', "utf-8")
+def test_default_without_its_module_says_not_built(plugin_dir: Path, tmp_path: Path) -> None:
     group = build_cli(default=CommandSpec("ipuaro_test_no_tui:command", "Open.", "the TUI"))
     result = CliRunner().invoke(group, [str(tmp_path)])
+    assert result.exit_code == 2
+    assert "not built yet — the TUI" in result.stderr
+
+
+def test_bad_config_stops_the_default_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / ".ipuaro.json").write_text('{"llm": {"contextWindow": "big"}}', "utf-8")
+    result = CliRunner().invoke(cli, [str(tmp_path)])
     assert result.exit_code == 2
     assert result.stderr == (
         f"ipuaro: {tmp_path / '.ipuaro.json'}: llm.contextWindow: "

@@ -66,9 +66,6 @@ DEFAULT = CommandSpec(
 )
 """What ``ipuaro [PATH]`` runs. Its command takes PATH, --model, --auto-apply, --new, --session."""
 
-DEFAULT_FALLBACK = "ipuaro.cli.launch:command"
-"""Runs instead of ``DEFAULT`` while the TUI module does not exist (same options)."""
-
 # The default command is also reachable by name, so its usage line ("ipuaro tui [OPTIONS]
 # [PATH]") is a command that works; a folder called "tui" is opened with `ipuaro ./tui`.
 DEFAULT_NAME = "tui"
@@ -114,20 +111,18 @@ class LazyGroup(click.Group):
         *args: Any,
         specs: dict[str, CommandSpec],
         default: CommandSpec,
-        default_fallback: str,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.specs = specs
         self.default = default
-        self.default_fallback = default_fallback
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [DEFAULT_NAME, *self.specs]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name == DEFAULT_NAME:
-            command = load_command(self.default.target) or load_command(self.default_fallback)
+            command = load_command(self.default.target)
             if command is None:
                 return not_built_command(cmd_name, self.default)
             return command
@@ -182,7 +177,6 @@ class LazyGroup(click.Group):
 def build_cli(
     specs: dict[str, CommandSpec] | None = None,
     default: CommandSpec = DEFAULT,
-    default_fallback: str = DEFAULT_FALLBACK,
 ) -> LazyGroup:
     """The root command; tests build one with their own registry."""
 
@@ -208,7 +202,6 @@ def build_cli(
         help=root.__doc__,
         specs=COMMANDS if specs is None else specs,
         default=default,
-        default_fallback=default_fallback,
         context_settings={"help_option_names": ["-h", "--help"]},
         params=[
             click.Option(

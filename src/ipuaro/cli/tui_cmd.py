@@ -32,12 +32,13 @@ def command(
     """Open the terminal UI on PATH (default: the current directory)."""
     if new_session and session_id:
         raise click.UsageError("--new and --session exclude each other; give one")
+    # Config first: a broken .ipuaro.json is reported the same way with or without a terminal.
+    overrides = {"llm.model": model, "edit.autoApply": True if auto_apply else None}
+    root, config = load_project(path, overrides)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise click.UsageError(
             'the terminal UI needs an interactive terminal; for scripts use `ipuaro run -p "..."`'
         )
-    overrides = {"llm.model": model, "edit.autoApply": True if auto_apply else None}
-    root, config = load_project(path, overrides)
 
     from ipuaro.tui.app import IpuaroApp
     from ipuaro.tui.startup import LaunchOptions
