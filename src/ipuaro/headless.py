@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from pydantic import BaseModel
+from pydantic.alias_generators import to_camel
 
 from ipuaro.agent.events import (
     AgentEnd,
@@ -114,15 +115,24 @@ def server_hint(llm: LlmConfig) -> str:
 # --- output ---------------------------------------------------------------------------------
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: Any, *, camel: bool = False) -> Any:
+    """An event as JSON values. Domain models are dumped by their camelCase aliases; with
+    ``camel`` the events' own dataclass fields are camelCased too (``sessionId``,
+    ``toolCalls``), so ``--output stream-json`` speaks one convention. Dict keys are never
+    renamed: they are data — a tool call's ``parameters`` exactly as the model wrote them, a
+    tool's result. Without ``camel`` the field names stay Python's (the golden traces record
+    that form)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in fields(value)}
+        name = to_camel if camel else str
+        return {
+            name(f.name): to_jsonable(getattr(value, f.name), camel=camel) for f in fields(value)
+        }
     if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
+        return [to_jsonable(v, camel=camel) for v in value]
     if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+        return {str(k): to_jsonable(v, camel=camel) for k, v in value.items()}
     return value
 
 
@@ -141,7 +151,7 @@ class Printer:
 
     def __call__(self, event: AgentEvent) -> None:
         if self.mode == "stream-json":
-            self.out.write(json.dumps(to_jsonable(event), ensure_ascii=False) + "\n")
+            self.out.write(json.dumps(to_jsonable(event, camel=True), ensure_ascii=False) + "\n")
             self.out.flush()
             return
         if self.mode != "text":
@@ -171,7 +181,7 @@ class Printer:
         stats = result["stats"]
         self.err.write(
             f"⏱ {stats['timeMs'] / 1000:.1f}s │ {stats['tokensIn']:,} in / "
-            f"{stats['tokensOut']:,} out │ {stats['toolCalls']} tool calls\n"
+            f"{stats['tokensOut']:,} out │ {_count(stats['toolCalls'], 'tool call')}\n"
         )
         if result["reason"] != "done":
             self.err.write(f"ipuaro: stopped ({result['reason']}): {result['detail']}\n")
@@ -313,3 +323,7 @@ async def run_headless(
         return EXIT_CODES[end.reason]
     finally:
         await app.aclose()
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"

@@ -147,6 +147,52 @@ def test_stream_json_prints_one_event_per_line(
     )
     start = next(line for line in lines if line["type"] == "tool_call_start")
     assert start["call"]["name"] == "git_status"
+    assert lines[0]["sessionId"] == lines[-1]["sessionId"]
+    ends = [line for line in lines if line["type"] == "message_end"]
+    assert [len(end["toolCalls"]) for end in ends] == [1, 0]
+    finished = next(line for line in lines if line["type"] == "tool_call_end")
+    assert finished["durationS"] >= 0 and finished["result"]["callId"] == start["call"]["id"]
+    update = next(line for line in lines if line["type"] == "context_update")
+    assert update["tokensLimit"] == 32768
+
+
+def keys_outside_data(value: Any, path: str = "") -> list[str]:
+    """Every object key in a stream-json line, with where it is; the insides of a tool call's
+    ``parameters`` and of a result's ``data``/``details`` are the model's and the tool's data,
+    not the event's shape, so they are not walked."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found.append(f"{path}.{key}")
+            if key not in ("parameters", "data", "details"):
+                found.extend(keys_outside_data(inner, f"{path}.{key}"))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found.extend(keys_outside_data(inner, f"{path}[{index}]"))
+    return found
+
+
+def test_stream_json_keys_are_camel_case(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    # The model's argument names are data and pass through untouched, underscores and all.
+    model_server.responder = ScriptedModel(
+        [
+            call("get_lines", path="shop/cart.py", start_line=1, end_line=3),
+            ScriptedReply(text="Read it."),
+        ]
+    )
+    done = run(project, run_env(tmp_path, model_server), "-p", "read", "--output", "stream-json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    types = {line["type"] for line in lines}
+    assert {"agent_start", "message_end", "tool_call_end", "context_update", "result"} <= types
+    keys = [key for line in lines for key in keys_outside_data(line, line["type"])]
+    assert "agent_start.sessionId" in keys and "tool_call_end.durationS" in keys
+    assert [key for key in keys if "_" in key.rsplit(".", 1)[-1]] == []
+    start = next(line for line in lines if line["type"] == "tool_call_start")
+    assert set(start["call"]["parameters"]) >= {"path"}
+    assert any("_" in name for name in start["call"]["parameters"])
 
 
 def test_text_output_streams_the_answer(
@@ -156,7 +202,7 @@ def test_text_output_streams_the_answer(
     done = run(project, run_env(tmp_path, model_server), "-p", "hi")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello."
-    assert "→ get_structure" in done.stderr and "tool calls" in done.stderr
+    assert "→ get_structure" in done.stderr and "│ 1 tool call\n" in done.stderr
 
 
 def free_port() -> int:

@@ -67,6 +67,35 @@ def test_read_tool_prints_json_and_exits_0(tmp_path: Path, app: Path) -> None:
     assert "indexing" in done.stderr  # the first use indexes the project
 
 
+def test_a_file_edited_on_disk_is_read_fresh_without_refresh(tmp_path: Path, app: Path) -> None:
+    first = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/math.ts", "end": 2}')
+    assert first.returncode == 0, first.stderr
+    assert "1| export function add" in payload(first)["data"]
+    math = app / "src" / "utils" / "math.ts"
+    math.write_text(math.read_text().replace("function add(", "function plus("))
+    # No watcher runs between two one-shot calls: the named file's hash is checked instead.
+    again = run_tool(tmp_path, app, "get_lines", '{"file_path": "src/utils/math.ts", "end": 2}')
+    assert again.returncode == 0, again.stderr
+    data = payload(again)["data"]
+    assert "1| export function plus" in data and "function add" not in data
+    assert "indexing" not in again.stderr  # a check of one file, not a re-index of the project
+    found = run_tool(tmp_path, app, "get_function", '{"path": "src/utils/math.ts", "name": "plus"}')
+    assert found.returncode == 0, found.stderr
+    assert "return a + b;" in json.dumps(payload(found)["data"])
+
+
+def test_files_created_and_deleted_on_disk_are_seen(tmp_path: Path, app: Path) -> None:
+    assert run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/math.ts"}').returncode == 0
+    (app / "src" / "utils" / "fresh.ts").write_text("export const answer = 42;\n")
+    created = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/fresh.ts"}')
+    assert created.returncode == 0, created.stderr
+    assert "export const answer = 42;" in payload(created)["data"]
+    (app / "src" / "utils" / "math.ts").unlink()
+    deleted = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/math.ts"}')
+    assert deleted.returncode == 1
+    assert "export function add" not in deleted.stdout
+
+
 def test_tool_error_exits_1_with_json(tmp_path: Path, app: Path) -> None:
     done = run_tool(tmp_path, app, "get_lines", '{"path": "src/utils/maths.ts"}')
     assert done.returncode == 1

@@ -11,6 +11,7 @@ Nothing is imported here, so ``ipuaro.agent.events`` stays cheap for the UI. The
 - ``history`` — the session history and the model's view of it.
 - ``dispatch`` — running one turn's calls (reads concurrently, edits in order).
 - ``turn`` / ``streamfilter`` — one streamed model call.
+- ``bookkeeping`` — the session a request writes into: opening, closing, saving, switching.
 - ``sessions`` / ``jsonl`` — persistence in the store and the JSONL export format.
 - ``guard`` / ``queues`` / ``stats`` / ``observer`` / ``reporting`` — small helpers.
 """

@@ -4,7 +4,8 @@ Per turn: inject steering messages → assemble the context (compacting first wh
 threshold) → stream the model → read its calls (native and written in the text, offered names
 only) → guard against loops → run the calls → append the results → again. The loop ends when an
 answer has no call and no steering message waits, or at a limit, an abort or an error the user
-did not want retried. Every step is an event (``events``); every message is saved at once.
+did not want retried. Every step is an event (``events``); every message is saved at once —
+when and how is ``bookkeeping``'s (the session a request writes into).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ipuaro.agent.dispatch import CANCELLED, CallRecord, Dispatcher, ToolSet
+from ipuaro.agent.bookkeeping import SessionBook, Stop, with_store_retry
+from ipuaro.agent.dispatch import Dispatcher, ToolSet
 from ipuaro.agent.events import (
     AgentEnd,
     AgentError,
@@ -34,10 +36,8 @@ from ipuaro.agent.events import (
 from ipuaro.agent.guard import LoopGuard
 from ipuaro.agent.history import (
     assistant_message,
-    close_dangling,
     keep_partial,
     last_answer,
-    summary_message,
     tool_message,
     user_message,
 )
@@ -48,17 +48,15 @@ from ipuaro.agent.reporting import TurnReporter
 from ipuaro.agent.stats import RequestStats, turn_stats
 from ipuaro.agent.streamfilter import MarkupFilter
 from ipuaro.agent.turn import TurnResult, stream_turn
-from ipuaro.domain import ChatMessage, Session, ToolCall, ToolResult
+from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ModelClient, ToolSpec
 from ipuaro.llm.toolcalls import ParsedReply, parse_reply
-from ipuaro.store.protocol import StoreError
 from ipuaro.tools.base import (
     ConfirmCallback,
     ConfirmChoice,
     ConfirmDecision,
     ConfirmRequest,
-    ReadTracker,
     ToolContext,
 )
 
@@ -70,19 +68,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FORMAT_ERROR_LIMIT = 3
-INTERRUPTED = "interrupted: the previous run ended before this call finished"
 ERROR_CHOICES: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
 
 
 class AgentBusy(RuntimeError):
     """``send`` while a request runs: use ``steer`` or ``follow_up`` instead."""
-
-
-class _Stop(Exception):
-    def __init__(self, reason: EndReason, detail: str) -> None:
-        super().__init__(detail)
-        self.reason: EndReason = reason
-        self.detail = detail
 
 
 class Agent:
@@ -108,7 +98,6 @@ class Agent:
         self.context = context
         self.compactor = compactor
         self.sessions = sessions
-        self.session = session
         self.handlers = handlers
         self.max_turns = max_turns
         self._report = TurnReporter(observer)
@@ -118,7 +107,6 @@ class Agent:
         self._busy = False
         self._cancel: asyncio.Event | None = None
         self._stop_request: tuple[EndReason, str] | None = None
-        self._pinned: ChatMessage | None = None
         self._plan_mode = plan_mode
         self.tool_format: ToolFormat = tool_format
         self._specs: list[ToolSpec] = []
@@ -126,14 +114,17 @@ class Agent:
         self._set_tools()
         if tool_ctx.confirm is not None:
             tool_ctx.confirm = self._announcing(tool_ctx.confirm)
-        tool_ctx.session_id = session.id
-        session.context.tokens_limit = context.budget.window
+        self._book = SessionBook(sessions, session, tool_ctx, context, self._ask)
 
     # --- public API ------------------------------------------------------------------------
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    @property
+    def session(self) -> Session:
+        return self._book.session
 
     @property
     def busy(self) -> bool:
@@ -197,9 +188,7 @@ class Agent:
     def clear_history(self) -> None:
         """Start the model's view afresh; the history stays in the session for export."""
         self._ensure_idle()
-        self.session.history.append(summary_message("", self.context.meter.used, 0))
-        self.context.meter.used = 0
-        self.sessions.save(self.session)
+        self._book.clear()
 
     def set_plan_mode(self, on: bool) -> None:
         self._ensure_idle()
@@ -220,15 +209,10 @@ class Agent:
         reason: EndReason = "done"
         detail: str | None = None
         try:
-            close_dangling(self.session.history, INTERRUPTED)
-            message = user_message(text)
-            self.session.history.append(message)
-            self._pinned = message
-            await self._save()
-            self.sessions.record_input(self.session, text)
+            await self._book.open_request(text)
             await self._prepare(text, stats)
             answer = await self._turns(stats, cancel)
-        except _Stop as stop:
+        except Stop as stop:
             reason, detail = stop.reason, stop.detail
             answer = last_answer(self.session.history)
         except asyncio.CancelledError:
@@ -242,43 +226,28 @@ class Agent:
     def _finish(
         self, stats: RequestStats, reason: EndReason, detail: str | None, answer: str
     ) -> AgentEnd:
-        close_dangling(self.session.history, CANCELLED)
-        stats.fold_into(self.session.stats)
-        self.session.context.loaded_files = self.tool_ctx.reads.paths()
-        self.session.context.tokens_used = self.context.meter.used
-        try:
-            self.sessions.save(self.session)
-        except StoreError as error:
-            log.warning("session not saved: %s", error)
-            detail = f"{detail + '; ' if detail else ''}session not saved: {error}"
+        detail = self._book.close_request(stats, detail)
         end = AgentEnd(answer, reason, stats.message_stats(), tuple(stats.changes), detail)
         self._emit(end)
         return end
 
     async def _prepare(self, text: str, stats: RequestStats) -> None:
         recent = [*self.session.context.loaded_files, *stats.changes]
-        while True:
-            try:
-                self.context.prepare_request(text, recent)
-                return
-            except StoreError as error:
-                choice = await self._ask(AgentError("store", f"reading the index failed: {error}"))
-                if choice == "skip":
-                    return
-                if choice == "abort":
-                    raise _Stop("error", f"the store failed: {error}") from None
+        await with_store_retry(
+            lambda: self.context.prepare_request(text, recent), "reading the index", self._ask
+        )
 
     async def _turns(self, stats: RequestStats, cancel: asyncio.Event) -> str:
         format_errors = 0
         turn = 0
         while True:
             if cancel.is_set():
-                raise _Stop("aborted", "interrupted by the user")
+                raise Stop("aborted", "interrupted by the user")
             if self._stop_request is not None:
-                raise _Stop(*self._stop_request)
+                raise Stop(*self._stop_request)
             turn += 1
             if turn > self.max_turns:
-                raise _Stop(
+                raise Stop(
                     "limit",
                     f"stopped after {self.max_turns} model turns without a final answer "
                     "(llm.maxTurns; raise it or narrow the request)",
@@ -312,7 +281,7 @@ class Agent:
             content = parsed.text if self.tool_format == "native" else reply.text
             self.session.history.append(assistant_message(content, calls))
             self.session.history[-1].stats = message_stats
-            await self._save()
+            await self._book.save()
             self._emit(MessageEnd(parsed.text, calls, message_stats))
             if not calls:
                 self._context_update()
@@ -321,17 +290,19 @@ class Agent:
                 return parsed.text
             await self._guard_loops(calls)
             await self._dispatch(calls, stats, cancel)
-            self._context_update(self.context.assemble(self.session.history, self._pinned).tokens)
+            self._context_update(
+                self.context.assemble(self.session.history, self._book.pinned).tokens
+            )
 
     async def _assemble(self, turn: int, cancel: asyncio.Event) -> Assembled:
         history = self.session.history
-        assembled = self.context.assemble(history, self._pinned)
+        assembled = self.context.assemble(history, self._book.pinned)
         if self.context.meter.corrected(assembled.tokens) > self.context.budget.compact_threshold:
-            outcome = await self.compactor.compact(history, self._pinned, cancel, turn)
+            outcome = await self.compactor.compact(history, self._book.pinned, cancel, turn)
             if outcome is not None:
                 self._emit(outcome.event)
-                await self._save()
-                assembled = self.context.assemble(history, self._pinned)
+                await self._book.save()
+                assembled = self.context.assemble(history, self._book.pinned)
         self.context.meter.update(assembled.tokens)
         self._report.context(turn, assembled, self.context)
         return assembled
@@ -358,7 +329,7 @@ class Agent:
                 self._set_tools()
             if result.cancelled:
                 keep_partial(self.session.history, result.text)
-                raise _Stop("aborted", "interrupted by the user")
+                raise Stop("aborted", "interrupted by the user")
             if result.error is None:
                 return result
             error = result.error
@@ -368,7 +339,7 @@ class Agent:
             if choice == "retry":
                 continue
             keep_partial(self.session.history, result.text)
-            raise _Stop("error", f"model error: {error.message} — {error.suggestion}")
+            raise Stop("error", f"model error: {error.message} — {error.suggestion}")
 
     async def _reprompt(self, raw: str, parsed: ParsedReply, count: int) -> bool:
         """Ask the model again with what was wrong; False when the user chose to skip (the
@@ -380,10 +351,10 @@ class Agent:
             message = f"the model wrote {count} unreadable tool calls in a row; last: {errors[0]}"
             choice = await self._ask(AgentError("parse", message))
             if choice == "abort":
-                raise _Stop("error", message)
+                raise Stop("error", message)
             if choice == "skip":
                 self.session.history.append(assistant_message(parsed.text or raw, []))
-                await self._save()
+                await self._book.save()
                 return False
         self.session.history.append(assistant_message(raw, []))
         schemas = [
@@ -393,7 +364,7 @@ class Agent:
         ]
         prompt = format_reprompt(errors, schemas, self.tool_format)
         self.session.history.append(user_message(prompt, kind="error"))
-        await self._save()
+        await self._book.save()
         return True
 
     async def _guard_loops(self, calls: list[ToolCall]) -> None:
@@ -410,7 +381,7 @@ class Agent:
                 self.session.history.append(
                     tool_message(each, ToolResult(call_id=each.id, success=False, error=note), note)
                 )
-            raise _Stop(
+            raise Stop(
                 "limit",
                 f"stopped: {call.name} was called {repeats} times in a row with the same "
                 "arguments (loop guard)",
@@ -426,7 +397,7 @@ class Agent:
             self._emit,
             self.context.cap_result,
             plan_mode=self._plan_mode,
-            on_record=self._keep_result,
+            on_record=self._book.keep_result,
         )
         outcome = await dispatcher.run(calls, cancel)
         for record in outcome.records:
@@ -439,9 +410,9 @@ class Agent:
                 stats.refusals.append(record.result.error or record.call.name)
             for path in record.changed:
                 stats.add_change(path)
-        await self._save()
+        await self._book.save()
         if outcome.aborted:
-            raise _Stop("aborted" if cancel.is_set() else "error", outcome.aborted)
+            raise Stop("aborted" if cancel.is_set() else "error", outcome.aborted)
 
     def _context_update(self, estimate: int | None = None) -> None:
         """End of a turn: ``ctx %`` from the server's count, or the calibrated estimate once
@@ -449,13 +420,6 @@ class Agent:
         if estimate is not None:
             self.context.meter.update(estimate)
         self._emit(ContextUpdate(self.context.meter.used, self.context.budget.window))
-
-    def _keep_result(self, record: CallRecord) -> None:
-        self.session.history.append(tool_message(record.call, record.result, record.content))
-        try:
-            self.sessions.save(self.session)
-        except StoreError as error:  # the save after the batch asks the user about it
-            log.warning("session not saved after %s: %s", record.call.name, error)
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -483,19 +447,7 @@ class Agent:
         for text in steers:
             self.session.history.append(user_message(text, kind="steer"))
         if steers:
-            await self._save()
-
-    async def _save(self) -> None:
-        while True:
-            try:
-                self.sessions.save(self.session)
-                return
-            except StoreError as error:
-                choice = await self._ask(AgentError("store", f"saving the session failed: {error}"))
-                if choice == "skip":
-                    return
-                if choice == "abort":
-                    raise _Stop("error", f"the store failed: {error}") from None
+            await self._book.save()
 
     async def _ask(self, error: AgentError) -> ErrorChoice:
         self._emit(ErrorRaised(error, ERROR_CHOICES))
@@ -509,14 +461,8 @@ class Agent:
         return announce
 
     def _switch(self, session: Session) -> None:
-        self.session = session
-        self.tool_ctx.session_id = session.id
-        self.tool_ctx.reads = ReadTracker()
-        self.context.forget()
-        self.context.meter.used = session.context.tokens_used
-        self._pinned = None
+        self._book.switch(session)
         self._guard.reset()
-        session.context.tokens_limit = self.context.budget.window
 
     def _ensure_idle(self) -> None:
         if self._busy:

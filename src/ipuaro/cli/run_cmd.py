@@ -35,7 +35,7 @@ from ipuaro.cli.common import fail, load_project
     default="text",
     show_default=True,
     help="text: the answer as it streams; json: one object at the end; stream-json: one "
-    "event per line.",
+    "event per line. JSON keys are camelCase (tool arguments stay as the model wrote them).",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model turns (llm.maxTurns).")
 @click.option("--new", "new_session", is_flag=True, help="Start a new session.")

@@ -1,5 +1,10 @@
 """``ipuaro tool NAME --args JSON``: call one tool against the indexed project, JSON out.
 
+The files a call names are fresh: one edited since the last index is re-indexed before the
+call (a content-hash check of the named files, well under a millisecond each; a whole-project
+incremental check was measured at 0.26–0.30 s on Django's 6,767 files — too slow to pay on every
+call). ``--refresh`` does that whole-project check, for lookups that span the project.
+
 Exit codes: 0 the tool succeeded; 1 the tool failed (the JSON says why); 2 bad usage (bad
 JSON, unknown tool, bad config); 3 the tool needed a confirmation nobody could give (no
 terminal and no ``--yes``).
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +25,11 @@ from ipuaro.cli.common import fail, load_project
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.index.indexer import Indexer
     from ipuaro.store.protocol import Store
-    from ipuaro.tools.base import ConfirmChoice, ConfirmDecision, ConfirmRequest
+    from ipuaro.tools.base import ConfirmChoice, ConfirmDecision, ConfirmRequest, Tool
+
+log = logging.getLogger(__name__)
 
 EXIT_TOOL_ERROR = 1
 EXIT_REFUSED = 3
@@ -66,7 +75,7 @@ def confirmer(assume_yes: bool) -> TerminalConfirm | None:
     return None
 
 
-def ensure_indexed(root: Path, config: Config, store: Store) -> Any:
+def ensure_indexed(root: Path, config: Config, store: Store) -> Indexer:
     """The indexer for ``root``; indexes first when the store has never seen the project."""
     from ipuaro.index.indexer import Indexer
 
@@ -75,6 +84,44 @@ def ensure_indexed(root: Path, config: Config, store: Store) -> Any:
         click.echo(f"indexing {root} (first use)…", err=True)
         indexer.index()
     return indexer
+
+
+def named_paths(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    """The paths a call names, read as the tool will read them (``file_path`` → ``path``)."""
+    from ipuaro.tools.arguments import normalise_arguments
+
+    fields: tuple[str, ...] = getattr(tool, "path_fields", ())
+    normalised = normalise_arguments(arguments, tool.args_model, fields)
+    return [value for name in fields if isinstance(value := normalised.get(name), str) and value]
+
+
+def refresh_named(indexer: Indexer, store: Store, paths: list[str]) -> list[str]:
+    """Re-index the named files whose bytes on disk differ from the index (edited, created or
+    deleted since it was built); returns their project-relative paths. Folders are left to
+    ``--refresh``: reconciling one is a partial re-index, not a cheap check."""
+    from ipuaro.index.reader import content_hash
+
+    stale: list[str] = []
+    for path in paths:
+        rel = indexer.relative(path)
+        if rel is None:
+            continue  # outside the project: the tool itself says so
+        full = indexer.root / rel
+        stored = store.get_file(rel)
+        if full.is_file():
+            try:
+                data = full.read_bytes()
+            except OSError:
+                continue  # unreadable: the tool reports it in its own words
+            if stored is not None and stored.hash == content_hash(data):
+                continue
+        elif full.exists() or stored is None:
+            continue  # a folder, or neither on disk nor in the index
+        stale.append(rel)
+    if stale:
+        indexer.update_paths(stale)
+        log.info("re-indexed before the call: %s", ", ".join(stale))
+    return stale
 
 
 @click.command("tool")
@@ -87,18 +134,29 @@ def ensure_indexed(root: Path, config: Config, store: Store) -> Any:
     help="Project folder (default: the current directory's project).",
 )
 @click.option("--yes", is_flag=True, help="Answer yes to every confirmation.")
-@click.option("--refresh", is_flag=True, help="Re-index changed files before the call.")
+@click.option(
+    "--refresh",
+    is_flag=True,
+    help="Re-index every changed file of the project before the call (the files the call "
+    "names are always checked).",
+)
 def command(name: str, args_json: str, project: Path | None, yes: bool, refresh: bool) -> None:
     """Call tool NAME with --args JSON and print the result as JSON (success, data, error).
 
     Without --yes a tool that needs confirmation shows its diff and asks on the terminal; with
     no terminal it is refused (exit 3).
+
+    The files named in --args are re-indexed first when they changed on disk since the last
+    index (a hash check, about a millisecond). Project-wide lookups (find_references, a folder's
+    structure) see the index as of the last `ipuaro index`; --refresh brings the whole project
+    up to date first (an incremental index: about 0.3 s for Django's 6,767 files).
     """
     from ipuaro.tools.registry import ToolRegistry
 
     arguments = parse_arguments(args_json)
     registry = ToolRegistry.default()
-    if registry.resolve_name(name) is None:
+    tool = registry.get(name)
+    if tool is None:
         fail(f"unknown tool {name!r}; tools: {', '.join(t.name for t in registry.tools())}")
     root, config = load_project(project)
     from ipuaro.store.factory import open_store
@@ -114,6 +172,8 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
             indexer = ensure_indexed(root, config, store)
             if refresh:
                 indexer.index()
+            else:
+                refresh_named(indexer, store, named_paths(tool, arguments))
         except StoreError as error:
             fail(f"indexing {root} failed: {error}", EXIT_TOOL_ERROR)
         confirm = confirmer(yes)
