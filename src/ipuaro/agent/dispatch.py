@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ from ipuaro.agent.events import (
     ToolCallStart,
 )
 from ipuaro.domain import ToolCall, ToolResult
+from ipuaro.tools.arguments import PATH_ALIASES
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolOutcome
 
 NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
@@ -43,6 +45,7 @@ _FILE_FAILURES = (
     "UnicodeDecodeError",
 )
 _STORE_FAILURES = ("StoreError", "StoreUnavailable", "CorruptRecord", "SchemaMismatch", "sqlite3")
+log = logging.getLogger(__name__)
 CANCELLED = "cancelled: the user interrupted before this call finished"
 
 
@@ -152,7 +155,7 @@ class Dispatcher:
                 if cancel.is_set():
                     break
                 if len(group) > 1:
-                    await _race(asyncio.gather(*(self._run_one(c, records) for c in group)), cancel)
+                    await _race(_run_all([self._run_one(c, records) for c in group]), cancel)
                 else:
                     await _race(self._run_one(group[0], records), cancel)
         except _Cancelled:
@@ -184,9 +187,16 @@ class Dispatcher:
         self.emit(ToolCallStart(call, call_summary(call)))
         started = time.perf_counter()
         while True:
-            outcome = await self.tools.call_outcome(
-                call.name, call.parameters, self.ctx, plan_mode=self.plan_mode
-            )
+            try:
+                outcome = await self.tools.call_outcome(
+                    call.name, call.parameters, self.ctx, plan_mode=self.plan_mode
+                )
+            except Exception as error:  # the registry should not raise; if it does, the
+                # call still gets a result and the rest of the batch goes on
+                log.exception("tool call %s raised", call.name)
+                outcome = ToolOutcome.fail(
+                    f"{call.name} failed: internal error {type(error).__name__}: {error}"
+                )
             if outcome.conflict is not None:
                 outcome = await self._resolve_conflict(outcome.conflict)
             kind = failure_kind(outcome, self.tools.resolve_name(call.name) or call.name)
@@ -257,17 +267,68 @@ def _error_text(outcome: ToolOutcome) -> str:
 
 
 def _changed_paths(call: ToolCall, outcome: ToolOutcome) -> list[str]:
+    """The project paths an edit changed: the edit engine's own list first (normalised,
+    whatever argument name the model used), then the UI details, then the call's path
+    argument under any of its accepted names (``target_file``, ``file_path``…)."""
+    data = outcome.data if isinstance(outcome.data, dict) else {}
+    found = _path_list(data.get("paths"))
+    if found:
+        return found
     details = outcome.details or {}
     for key in ("paths", "files"):
-        value = details.get(key)
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            return list(value)
-    path = details.get("path", call.parameters.get("path"))
-    return [path] if isinstance(path, str) else []
+        found = _path_list(details.get(key))
+        if found:
+            return found
+    path = details.get("path")
+    if isinstance(path, str) and path:
+        return [path]
+    for key in PATH_ALIASES:
+        value = call.parameters.get(key)
+        if isinstance(value, str) and value:
+            return [value]
+    return []
+
+
+def _path_list(value: Any) -> list[str]:
+    """``["a.py"]`` or ``[{"path": "a.py", ...}]`` (the edit tools' ``files`` detail)."""
+    if not isinstance(value, list):
+        return []
+    paths: list[str] = []
+    for item in value:
+        if isinstance(item, dict):
+            item = item.get("path")
+        if isinstance(item, str) and item:
+            paths.append(item)
+    return paths
 
 
 class _Cancelled(Exception):
     pass
+
+
+async def _run_all(works: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run ``works`` concurrently. Unlike ``asyncio.gather``, the first failure (an abort
+    chosen in a dialog) or a cancellation from outside cancels the siblings and waits for
+    them, so no call keeps running after its batch has ended."""
+    tasks = [asyncio.ensure_future(work) for work in works]
+    try:
+        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except BaseException:
+        await _cancel_all(tasks)
+        raise
+    await _cancel_all(pending)
+    for task in tasks:
+        error = task.exception() if task.done() and not task.cancelled() else None
+        if error is not None:
+            raise error
+
+
+async def _cancel_all(tasks: Iterable[asyncio.Future[None]]) -> None:
+    waiting = [task for task in tasks if not task.done()]
+    for task in waiting:
+        task.cancel()
+    if waiting:
+        await asyncio.wait(waiting)
 
 
 async def _race(work: Awaitable[Any], cancel: asyncio.Event) -> None:

@@ -10,10 +10,11 @@ call, whose ``tool_results[0].call_id`` pairs it with the assistant's call.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ipuaro.domain import ChatMessage, MessageStats, ToolCall, ToolResult
 
@@ -63,6 +64,35 @@ def estimate_message(message: ChatMessage, estimate: Callable[[str], int]) -> in
     for call in message.tool_calls or ():
         tokens += estimate(call.name) + estimate(json.dumps(call.parameters)) + 4
     return tokens
+
+
+def finite_call(call: ToolCall) -> ToolCall:
+    """``call`` with every non-finite number (``1e999``, ``Infinity``, ``NaN``: Python's json
+    reads them) spelled as text. Such a value cannot be sent back to a provider in strict JSON,
+    so the history keeps the text and the tool names it as a wrong argument."""
+    if not _has_non_finite(call.parameters):
+        return call
+    return ToolCall(id=call.id, name=call.name, parameters=_finite(call.parameters))
+
+
+def _has_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(v) for v in value)
+    return False
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # "Infinity", "-Infinity", "NaN"
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def user_message(text: str, kind: Literal["normal", "steer", "error"] = "normal") -> ChatMessage:

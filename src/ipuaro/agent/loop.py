@@ -36,6 +36,7 @@ from ipuaro.agent.events import (
 from ipuaro.agent.guard import LoopGuard
 from ipuaro.agent.history import (
     assistant_message,
+    finite_call,
     keep_partial,
     last_answer,
     tool_message,
@@ -437,6 +438,7 @@ class Agent:
         )
 
     def _normalise(self, call: ToolCall) -> ToolCall:
+        call = finite_call(call)
         resolved = self.tools.resolve_name(call.name)
         if resolved is None or resolved == call.name:
             return call

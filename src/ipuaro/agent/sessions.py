@@ -13,7 +13,7 @@ import uuid
 
 from ipuaro.agent.history import last_summary_index
 from ipuaro.config.schema import SessionConfig
-from ipuaro.domain import Session
+from ipuaro.domain import ChatMessage, Session
 from ipuaro.store.protocol import Store
 
 RECENT_SCAN = 20
@@ -30,6 +30,15 @@ class SessionNotFound(LookupError):
             f"session {session_id!r} not found ({hint}); list them with `ipuaro sessions list`"
         )
         self.session_id = session_id
+
+
+def _last_request_index(history: list[ChatMessage]) -> int:
+    """Index of the last normal user message (the pinned request), or ``len(history)``."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "user" and message.kind == "normal":
+            return index
+    return len(history)
 
 
 def new_session_id() -> str:
@@ -91,10 +100,14 @@ class SessionKeeper:
 
     def trim(self, session: Session) -> int:
         """Drop the oldest messages beyond ``max_history_messages`` — only ones the model no
-        longer sees (before the last compaction), so the context never changes by trimming."""
+        longer sees (before the last compaction), so the context never changes by trimming.
+
+        The current request (the last normal user message) is pinned into the model's view
+        even when the compaction cut falls after it, so nothing from it onwards is dropped;
+        the project instructions live in the system prompt, never in the history."""
         excess = len(session.history) - self.config.max_history_messages
         cut = last_summary_index(session.history)
-        removable = min(excess, cut)
+        removable = min(excess, cut, _last_request_index(session.history))
         if removable <= 0:
             return 0
         del session.history[:removable]

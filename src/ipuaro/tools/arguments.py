@@ -108,7 +108,8 @@ def normalise_arguments(
         if limit is not None and "end" not in out:
             try:
                 out["end"] = int(offset) + int(limit) - 1
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
+                # Infinity / 1e999 (Python's json accepts both) or text: pydantic names it.
                 out["end"] = limit
     return out
 

@@ -200,6 +200,12 @@ class ToolRegistry:
                 f"Invalid arguments for {tool.name}: {problems}. "
                 f"Expected: {schema_hint(tool.name, tool.args_model)}"
             )
+        except Exception as error:  # the model's arguments must never end the request
+            log.debug("arguments for %s could not be read", tool.name, exc_info=True)
+            return ToolOutcome.fail(
+                f"Invalid arguments for {tool.name}: {type(error).__name__}: {error}. "
+                f"Expected: {schema_hint(tool.name, tool.args_model)}"
+            )
         try:
             return await tool.execute(args, ctx)
         except ToolRefused as refused:
