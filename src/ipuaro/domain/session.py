@@ -73,6 +73,9 @@ class UndoEntry(DomainModel):
     group: str | None = None
     previous_hash: str | None = None
     new_hash: str | None = None
+    group_size: int | None = None
+    """How many entries (files) ``group`` has: the store trims its stacks entry by entry, so
+    undo checks that the whole group is still there before reverting any of it."""
 
 
 class Session(DomainModel):

@@ -185,6 +185,7 @@ class EditEngine:
                 new_content=None if c.new_text is None else split_keepends(c.new_text),
                 description=description,
                 group=group,
+                group_size=len(changes) if group is not None else None,
                 previous_hash=None if c.old_text is None else text_hash(c.old_text),
                 new_hash=None if c.new_text is None else text_hash(c.new_text),
             )

@@ -9,10 +9,15 @@ A sketch without a leading marker starts at the file's first line and one withou
 marker runs to its end — unless that chunk's anchor is found uniquely elsewhere, which means
 the marker was forgotten (deleting the rest of a file because of a missing comment would be the
 worst possible guess).
+
+New lines next to an anchor are an insertion only when they do not look like a rewrite of the
+file lines beside it: ``def f():\n    return 33`` for a file holding ``return 3`` would
+otherwise insert and keep both.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -159,6 +164,44 @@ def _absent(keys: list[str], lines: list[str]) -> bool:
     return all(not line or line not in present for line in lines)
 
 
+# A new line this close to a file line next to the anchor reads as a rewrite of that line
+# (``return 33`` for ``return 3``), not an addition; inserting would keep both.
+_REWRITE_SIMILARITY = 0.75
+
+
+def _near(keys: list[str], start: int, step: int, count: int) -> list[str]:
+    """Up to ``count`` non-blank file lines from ``start`` walking by ``step`` (±1)."""
+    found: list[str] = []
+    index = start
+    while 0 <= index < len(keys) and len(found) < count:
+        if keys[index]:
+            found.append(keys[index])
+        index += step
+    return found
+
+
+def _rewrites(new_keys: list[str], neighbours: list[str]) -> str | None:
+    """The first file line among ``neighbours`` that one of ``new_keys`` looks like a rewrite
+    of, if any."""
+    for new in new_keys:
+        if not new:
+            continue
+        for old in neighbours:
+            if difflib.SequenceMatcher(a=new, b=old, autojunk=False).ratio() >= _REWRITE_SIMILARITY:
+                return old
+    return None
+
+
+def _insertion_or_fail(new_keys: list[str], neighbours: list[str], where: str) -> None:
+    similar = _rewrites(new_keys, neighbours)
+    if similar is not None:
+        raise MergeFailed(
+            f"its new lines look like a change of {similar!r} {where}, but the chunk does not "
+            "include that line, so it would be inserted next to it and both kept; end the chunk "
+            "with an unchanged line after the change (or add `... existing code ...` markers)"
+        )
+
+
 def _region(
     file_lines: list[str], keys: list[str], chunk: _Chunk, cursor: int, has_marker: bool
 ) -> tuple[int, int]:
@@ -176,7 +219,10 @@ def _region(
                 tail = None
             if tail is not None:
                 matched = _backward_context(keys, chunk_keys, tail, cursor)
-                if _absent(keys, chunk_keys[: len(chunk_keys) - matched]):
+                added = chunk_keys[: len(chunk_keys) - matched]
+                if _absent(keys, added):
+                    before = _near(keys, tail - matched, -1, len(added))
+                    _insertion_or_fail(added, before, "just above the anchor")
                     return tail - matched + 1, tail
             raise MergeFailed(
                 f"its first line {chunk.lines[0].strip()!r} is not in the file (after the "
@@ -191,7 +237,11 @@ def _region(
     if chunk.open_end and has_marker:
         return head, len(file_lines) - 1  # the chunk is the new end of the file
     if _absent(keys, chunk_keys[forward:]):
-        return head, head + forward - 1  # new lines after an existing anchor: an insertion
+        # New lines after an existing anchor: an insertion, unless they rewrite what follows.
+        added = chunk_keys[forward:]
+        after = _near(keys, head + forward, 1, len(added))
+        _insertion_or_fail(added, after, "just below the anchor")
+        return head, head + forward - 1
     raise MergeFailed(
         f"its last line {chunk.lines[-1].strip()!r} is not in the file after its first line; "
         "end each chunk with an existing line"

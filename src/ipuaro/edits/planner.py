@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ipuaro.edits.diffs import numbered
+from ipuaro.edits.text import Lines
 from ipuaro.tools.base import LineEdit
 
 if TYPE_CHECKING:
@@ -90,7 +91,9 @@ def parse_plan(text: str) -> list[LineEdit]:
 
 
 def planner_prompt(file_text: str, instructions: str, code_edit: str) -> str:
-    lines = file_text.splitlines()
+    # The plan's line numbers are applied to ``Lines.of(...).lines``: number the same lines
+    # (``str.splitlines`` also breaks at form feeds and U+2028 and would shift them).
+    lines = Lines.of(file_text).lines
     return (
         f"File ({len(lines)} lines):\n{numbered(lines, 1)}\n\n"
         f"Request: {instructions}\n\n"

@@ -6,6 +6,13 @@ still holds what the change wrote (refusing, unless forced, when someone edited 
 writes the previous contents back as one transaction and moves the entries to the redo stack.
 Redo is the mirror image. Contents are stored as lines *with* their terminators, so the bytes
 come back exactly (CRLF, a missing final newline).
+
+The store trims a stack entry by entry (``undo.stackSize``), so the oldest group can lose some
+of its files. Entries carry ``group_size``: a group found incomplete is refused (reverting part
+of a change would leave the project in a state that never existed) and dropped from the stack.
+Trimming whole groups when pushing was the alternative; checking here also covers entries that
+reach the store by other paths (session import, the redo stack) and costs no extra read per
+edit.
 """
 
 from __future__ import annotations
@@ -79,12 +86,35 @@ class UndoManager:
             group.append(entry)
         return list(reversed(group))
 
+    def _drop_partial(
+        self, direction: Literal["undo", "redo"], group: list[UndoEntry], size: int
+    ) -> UndoOutcome:
+        """The stack was trimmed through the middle of this group: reverting the files still
+        listed would leave the change half applied, so nothing is written. The remainder is
+        dropped (it can never be completed) so the next undo reaches older entries."""
+        for _ in group:
+            self.store.pop_undo(self.session_id, direction)
+        description = group[-1].description
+        files = ", ".join(e.file_path for e in group)
+        return UndoOutcome(
+            False,
+            f"cannot {direction} '{description}': this change touched {size} files but only "
+            f"{len(group)} ({files}) are still in the {direction} history "
+            f"(undo.stackSize={self.limit}); nothing was {direction}ne. Those entries were "
+            f"dropped; the next {direction} reaches older changes",
+            paths=[e.file_path for e in group],
+            description=description,
+        )
+
     def _move(self, direction: Literal["undo", "redo"], force: bool) -> UndoOutcome:
         target: UndoStackName = "redo" if direction == "undo" else "undo"
         group = self._group(direction)
         if not group:
             return UndoOutcome(False, f"nothing to {direction}")
         description = group[-1].description
+        size = group[-1].group_size
+        if size is not None and len(group) < size:
+            return self._drop_partial(direction, group, size)
         # Undo expects the file as the change left it and restores the previous content; redo
         # the other way round.
         expected = {
