@@ -217,3 +217,22 @@ def test_aliased_relative_import_resolves_to_the_submodule(
     ]
     meta = store.get_meta("pkg/urls.py")
     assert meta is not None and sorted(meta.dependencies) == ["pkg/__init__.py", "pkg/views.py"]
+
+
+def test_a_full_index_ends_with_every_row_index_built(py_project: Path, store: SqliteStore) -> None:
+    """A cold index writes the row tables without indexes; its last batch must build them."""
+    import sqlite3
+
+    summary = make_indexer(py_project, store).index(workers=1)
+    assert summary.references > 0
+    with sqlite3.connect(store.path) as raw:
+        names = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        plan = " ".join(
+            str(row[3])
+            for row in raw.execute("EXPLAIN QUERY PLAN SELECT * FROM ref_groups WHERE name = 'x'")
+        )
+    raw.close()
+    assert {"ref_groups_name", "ref_groups_file", "symbols_name", "calls_callee"} <= names
+    assert "ref_groups_name" in plan
+    name = store.find_references(store.symbol_names()[0])
+    assert name and all(r.line > 0 and r.column > 0 for r in name)

@@ -276,10 +276,11 @@ def test_the_file_is_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
 
 
 def test_a_large_batch_into_a_filled_table_keeps_every_lookup_indexed(tmp_path: Path) -> None:
-    """The bulk path drops and recreates the refs indexes; afterwards they must exist again."""
+    """The bulk path drops and recreates the row indexes; afterwards they must exist again."""
     store = SqliteStore(tmp_path / "p.db", PROJECT)
-    many = {
-        f"m{i}.py": file_indexes(f"m{i}.py", [f"n{i % 50}"], refs_per_name=20) for i in range(1200)
+    many = {  # 24,000 (file, name) groups: above BULK_ROWS
+        f"m{i}.py": file_indexes(f"m{i}.py", [f"n{(i + k) % 50}" for k in range(20)])
+        for i in range(1200)
     }
     store.apply_batch(IndexBatch(file_indexes=many))
     store.apply_batch(IndexBatch(file_indexes={"m0.py": file_indexes("m0.py", ["n0"])}))
@@ -290,8 +291,79 @@ def test_a_large_batch_into_a_filled_table_keeps_every_lookup_indexed(tmp_path: 
         }
         plan = " ".join(
             str(row[3])
-            for row in raw.execute("EXPLAIN QUERY PLAN SELECT * FROM refs WHERE name = 'n1'")
+            for row in raw.execute("EXPLAIN QUERY PLAN SELECT * FROM ref_groups WHERE name = 'n1'")
         )
     raw.close()
-    assert {"refs_name", "refs_file", "symbols_name", "calls_callee"} <= indexes
-    assert "refs_name" in plan
+    assert {"ref_groups_name", "ref_groups_file", "symbols_name", "calls_callee"} <= indexes
+    assert "ref_groups_name" in plan
+
+
+def _index_names(path: Path) -> set[str]:
+    with sqlite3.connect(path) as raw:
+        names = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    raw.close()
+    return names
+
+
+def test_a_full_index_defers_row_indexes_to_its_last_batch(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "p.db", PROJECT)
+    store.apply_batch(IndexBatch(file_indexes={"old.py": file_indexes("old.py", ["gone"])}))
+    store.clear_project()
+    assert not {"ref_groups_name", "symbols_name", "calls_callee"} & _index_names(tmp_path / "p.db")
+
+    # Without indexes, look-ups scan and stay exact; a stats-only batch (the "incomplete" mark)
+    # does not build them.
+    store.apply_batch(IndexBatch(project_indexes={"stats": {"complete": False}}))
+    store.apply_batch(IndexBatch(file_indexes={"a.py": file_indexes("a.py", ["alpha", "beta"])}))
+    assert [r.line for r in store.find_references("beta")] == [12, 13]
+    assert "ref_groups_name" not in _index_names(tmp_path / "p.db")
+
+    store.apply_batch(IndexBatch(project_indexes={"deps_graph": {}}))
+    store.close()
+    assert {
+        "ref_groups_name",
+        "ref_groups_file",
+        "symbols_name",
+        "symbols_path",
+        "calls_callee",
+        "calls_caller",
+        "calls_path",
+    } <= _index_names(tmp_path / "p.db")
+
+
+def test_a_store_with_ungrouped_reference_rows_is_emptied_for_a_full_index(
+    tmp_path: Path,
+) -> None:
+    """Stores written before references were grouped per (file, name) hold a ``refs`` table:
+    opening one drops the index (sessions stay) so the next index() is a full one."""
+    path = tmp_path / "p.db"
+    store = SqliteStore(path, PROJECT)
+    store.apply_batch(
+        IndexBatch(
+            files={"a.py": text_file("a.py")},
+            file_indexes={"a.py": file_indexes("a.py", ["alpha"])},
+            project_indexes={"stats": {"complete": True}},
+        )
+    )
+    store.save_session(full_session("s1", PROJECT))
+    store.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("DROP TABLE ref_groups")
+        raw.execute(
+            "CREATE TABLE refs (name TEXT NOT NULL, file_id INTEGER NOT NULL,"
+            " line INTEGER NOT NULL, col INTEGER NOT NULL)"
+        )
+    raw.close()
+
+    reopened = SqliteStore(path, PROJECT)
+    assert reopened.file_hashes() == {}
+    assert reopened.get_project_index("stats") is None
+    assert reopened.find_definitions("alpha") == []
+    assert reopened.list_sessions() == ["s1"]
+    reopened.apply_batch(IndexBatch(file_indexes={"a.py": file_indexes("a.py", ["alpha"])}))
+    assert len(reopened.find_references("alpha")) == 2
+    reopened.close()
+    with sqlite3.connect(path) as raw:
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+    raw.close()
+    assert "refs" not in tables and {"ref_groups", "ref_groups_name"} <= tables

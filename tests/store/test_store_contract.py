@@ -432,3 +432,47 @@ def test_entries_keyed_under_a_path_report_that_path(store: AnyStore) -> None:
     assert [d.path for d in store.find_definitions("f")] == ["owner.py"]
     store.apply_batch(IndexBatch(deletes={"owner.py"}))
     assert store.find_definitions("f") == [] and store.find_references("f") == []
+
+
+def test_compact_reference_table_reads_back_as_references(store: AnyStore) -> None:
+    """The parsers' compact form (name -> [line, column, ...]) and models mean the same."""
+    compact = FileIndexes(reference_table={"b": [1, 5, 3, 2], "a": [1, 1, 2, 7, 9, 3]})
+    store.apply_batch(IndexBatch(file_indexes={"src/c.py": compact}))
+
+    loaded = store.get_file_indexes("src/c.py")
+    assert loaded is not None and loaded.reference_table == {}
+    assert [(r.name, r.path, r.line, r.column) for r in loaded.references] == [
+        ("a", "src/c.py", 1, 1),
+        ("b", "src/c.py", 1, 5),
+        ("a", "src/c.py", 2, 7),
+        ("b", "src/c.py", 3, 2),
+        ("a", "src/c.py", 9, 3),
+    ]
+    assert loaded.reference_count() == compact.reference_count() == 5
+    assert store.find_references("a") == [
+        Reference(name="a", path="src/c.py", line=line, column=column)
+        for line, column in ((1, 1), (2, 7), (9, 3))
+    ]
+    # Replacing the file with the model form drops every compact row.
+    store.apply_batch(
+        IndexBatch(
+            file_indexes={
+                "src/c.py": FileIndexes(references=[Reference(name="b", path="", line=4, column=4)])
+            }
+        )
+    )
+    assert store.find_references("a") == []
+    assert [(r.path, r.line) for r in store.find_references("b")] == [("src/c.py", 4)]
+
+
+def test_references_in_both_forms_merge_per_name(store: AnyStore) -> None:
+    mixed = FileIndexes(
+        references=[Reference(name="a", path="m.py", line=5, column=1)],
+        reference_table={"a": [2, 4], "b": [3, 3]},
+    )
+    assert mixed.reference_count() == 3
+    store.apply_batch(IndexBatch(file_indexes={"m.py": mixed}))
+    assert [(r.line, r.column) for r in store.find_references("a")] == [(2, 4), (5, 1)]
+    loaded = store.get_file_indexes("m.py")
+    assert loaded is not None
+    assert [(r.name, r.line) for r in loaded.references] == [("a", 2), ("b", 3), ("a", 5)]

@@ -150,10 +150,13 @@ class Indexer:
             scanned = self._scan or self._full_scan()
             self._scan = None
             state = ProjectState.load(self.store)
-            if rebuild or not state.complete:
+            hashes = self.store.file_hashes()
+            if rebuild or not state.complete or not hashes:
+                # Also for an empty store: clearing tells it a full index follows (the SQLite
+                # store then defers its row indexes to the run's last batch).
                 self.store.clear_project()
                 state = ProjectState()
-            hashes = self.store.file_hashes()
+                hashes = {}
             summary = IndexSummary(unreadable=list(scanned.errors))
             total = len(scanned.entries)
             report = progress or (lambda done, total: None)

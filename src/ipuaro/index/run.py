@@ -31,6 +31,7 @@ from ipuaro.domain import FileData, FileIndexes, FileMeta
 from ipuaro.index import analyzer
 from ipuaro.index.calls import module_links, set_resolved
 from ipuaro.index.facts import Pending, ProjectFacts, language_of
+from ipuaro.index.gcpause import collector_paused
 from ipuaro.index.resolver import ProjectLayout, is_layout_file
 from ipuaro.index.state import ProjectState, mark_incomplete
 from ipuaro.index.worker import FileSummary, ParseJob, ParseWorker, StoreOpener
@@ -110,6 +111,10 @@ class IndexRun:
 
     # --- driver -----------------------------------------------------------------------------
     def run(self, jobs: list[ParseJob], others: list[OtherFile], deleted: set[str]) -> RunOutcome:
+        with collector_paused():
+            return self._run(jobs, others, deleted)
+
+    def _run(self, jobs: list[ParseJob], others: list[OtherFile], deleted: set[str]) -> RunOutcome:
         deleted = {p for p in deleted if p in self.stored_before}
         self._pending = {job.path for job in jobs}
         old_defs = self._old_definitions(deleted)  # before any write replaces them
@@ -165,6 +170,7 @@ class IndexRun:
     def _parsed_in_pool(self, summaries: list[FileSummary]) -> None:
         """Collect, then write every file whose call targets are now known."""
         self._collect(summaries)
+        self._write_others_early()
         queue = [s.path for s in summaries]
         for summary in summaries:
             queue.extend(self._waiting.pop(summary.path, ()))
@@ -178,6 +184,16 @@ class IndexRun:
             ready.append(path)
         if self._pool is not None and ready:
             self._pool.write(ready, self.targets)
+
+    def _write_others_early(self) -> None:
+        """Files without a parser (thousands of docs and assets in a large project) are
+        written while the pool parses, not in the final batch everyone waits for. Only when the
+        run deletes nothing: a delete in the final batch could then remove what was written."""
+        if not self.batch.files or self.batch.deletes:
+            return
+        early = IndexBatch(files=self.batch.files)
+        self.batch.files = {}
+        self.store.apply_batch(early)
 
     # --- before parsing ---------------------------------------------------------------------
     def _old_definitions(self, deleted: set[str]) -> dict[str, frozenset[str] | None]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from ipuaro.domain import FileAST, FileIndexes
 from ipuaro.index.analyzer import dependencies, resolve_imports, unresolved_specifiers
 from ipuaro.index.calls import ModuleLinks, module_links, set_resolved
+from ipuaro.index.gcpause import pause_collector_for_good
 from ipuaro.index.reader import count_loc, text_file_data
 from ipuaro.index.resolver import ProjectLayout
 from ipuaro.store.protocol import IndexBatch, Store
@@ -131,7 +132,7 @@ class ParseWorker:
                     defines=top,
                     callees=callees,
                     symbols=len(indexes.symbols),
-                    references=len(indexes.references),
+                    references=indexes.reference_count(),
                 )
             )
         return summaries
@@ -179,6 +180,7 @@ _worker: ParseWorker | None = None
 
 def init_process(root: str, files: list[str], opener: StoreOpener) -> None:
     global _worker
+    pause_collector_for_good()  # the process lives for one index run (see gcpause)
     _worker = ParseWorker(ProjectLayout(Path(root), files), opener=opener)
 
 

@@ -62,6 +62,7 @@ def owned(indexes: FileIndexes, path: str) -> FileIndexes:
         symbols=[s.model_copy(update={"path": path}) for s in indexes.symbols],
         references=[r.model_copy(update={"path": path}) for r in indexes.references],
         calls=[c.model_copy(update={"path": path}) for c in indexes.calls],
+        reference_table=indexes.reference_table,
     )
 
 
@@ -71,6 +72,7 @@ def name_fields(contributions: list[FileIndexes]) -> set[str]:
     for fi in contributions:
         fields.update(f"sym:{s.name}" for s in fi.symbols)
         fields.update(f"ref:{r.name}" for r in fi.references)
+        fields.update(f"ref:{name}" for name in fi.reference_table)
         fields.update(f"callee:{c.callee}" for c in fi.calls)
         fields.update(f"caller:{c.caller}" for c in fi.calls)
     return fields
@@ -116,13 +118,10 @@ def merge(
     for path, fi in fresh.items():
         for s in fi.symbols:
             values[f"sym:{s.name}"].setdefault(path, []).append(s.model_dump(by_alias=True))
-        # References dominate (~1M on a large project): group per name first, so the field
+        # References dominate (~1M on a large project): grouped per name, so the field
         # name is built once per name, not once per occurrence.
-        positions: dict[str, list[tuple[int, int]]] = {}
-        for r in fi.references:
-            positions.setdefault(r.name, []).append((r.line, r.column))
-        for name, found in positions.items():
-            values["ref:" + name][path] = found
+        for name, flat in fi.reference_groups():
+            values["ref:" + name][path] = list(zip(flat[::2], flat[1::2], strict=True))
         for c in fi.calls:
             edge = c.model_dump(by_alias=True)
             values[f"callee:{c.callee}"].setdefault(path, []).append(edge)

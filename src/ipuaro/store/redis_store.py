@@ -344,7 +344,13 @@ class RedisStore:
         return sorted(found, key=lambda r: (r.path, r.line, r.column))
 
     def get_file_indexes(self, path: str) -> FileIndexes | None:
-        return self._get_one(FileIndexes, self._indexes, f"file:{path}")
+        found = self._get_one(FileIndexes, self._indexes, f"file:{path}")
+        if found is None or not found.reference_table:
+            return found
+        # Read back as the SQLite store does: references as models, in document order.
+        return FileIndexes(
+            symbols=found.symbols, references=found.all_references(path), calls=found.calls
+        )
 
     def find_calls(self, callee: str | None = None, caller: str | None = None) -> list[CallEdge]:
         with self._guard("reading calls"):

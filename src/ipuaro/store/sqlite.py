@@ -7,7 +7,7 @@ on the same project) SQLite's own locking applies: writes take ``BEGIN IMMEDIATE
 to ``sqlite_schema.BUSY_TIMEOUT_S`` for each other, readers never block thanks to WAL.
 
 Layout: ``files``/``asts``/``metas`` hold one JSON document per path (the domain models'
-camelCase JSON); the project-wide indexes are plain rows (``symbols``, ``refs``, ``calls``) so
+camelCase JSON); the project-wide indexes are plain rows (``symbols``, ``ref_groups``, ``calls``) so
 look-ups by name or path use SQL indexes.
 """
 
@@ -42,13 +42,23 @@ from ipuaro.store.protocol import (
     UndoStackName,
 )
 from ipuaro.store.shared import REBUILD_HINT, encode_json, first_line, folder_of, path_range
-from ipuaro.store.sqlite_rows import replace_contributions
-from ipuaro.store.sqlite_schema import locked, move_aside, open_database
+from ipuaro.store.sqlite_rows import replace_contributions, unpack_positions
+from ipuaro.store.sqlite_schema import (
+    create_row_indexes,
+    drop_row_indexes,
+    locked,
+    move_aside,
+    open_database,
+)
 
 _PATH_TABLES = ("files", "asts", "metas", "symbols", "calls")
-"""Tables keyed by path text (``refs`` is keyed by ``indexed.id``)."""
+"""Tables keyed by path text (``ref_groups`` is keyed by ``indexed.id``)."""
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def _position(reference: Reference) -> tuple[int, int]:
+    return reference.line, reference.column
 
 
 class SqliteStore:
@@ -216,11 +226,20 @@ class SqliteStore:
                 "INSERT OR REPLACE INTO project_indexes (name, json) VALUES (?, ?)",
                 documents["project_indexes"],
             )
+            if "deps_graph" in batch.project_indexes:
+                # The last batch of an index run (an interrupted run's "incomplete" mark
+                # writes only stats): row indexes a full index went without (see
+                # clear_project) are built now, once each, by sorting.
+                create_row_indexes(conn)
 
     def clear_project(self) -> None:
+        """Empty the index. A full index follows: the row tables lose their indexes until a
+        batch writes ``deps_graph`` (the last batch of a run), so the rows on their way in are
+        not sorted into B-trees one at a time. Look-ups meanwhile scan, and stay correct."""
         with self._write("clearing the project index") as conn:
-            for table in (*_PATH_TABLES, "refs", "indexed", "project_indexes"):
+            for table in (*_PATH_TABLES, "ref_groups", "indexed", "project_indexes"):
                 conn.execute(f"DELETE FROM {table}")
+            drop_row_indexes(conn)
 
     # --- project-wide indexes -------------------------------------------------------------
     def _symbols(self, rows: Iterable[tuple[Any, ...]]) -> list[SymbolDef]:
@@ -233,10 +252,18 @@ class SqliteStore:
             raise CorruptRecord(self._corrupt_message("symbols", "?", err)) from err
 
     def _references(self, rows: Iterable[tuple[Any, ...]]) -> list[Reference]:
+        """Rows of ``(name, path, packed positions)`` -> one Reference per position."""
         try:
-            return [Reference(name=n, path=p, line=ln, column=c) for n, p, ln, c in rows]
-        except ValueError as err:
-            raise CorruptRecord(self._corrupt_message("refs", "?", err)) from err
+            result: list[Reference] = []
+            for name, path, blob in rows:
+                positions = unpack_positions(blob)
+                result += [
+                    Reference(name=name, path=path, line=line, column=column)
+                    for line, column in zip(positions[::2], positions[1::2], strict=True)
+                ]
+            return result
+        except (ValueError, TypeError) as err:
+            raise CorruptRecord(self._corrupt_message("ref_groups", "?", err)) from err
 
     def _calls(self, rows: Iterable[tuple[Any, ...]]) -> list[CallEdge]:
         try:
@@ -258,8 +285,8 @@ class SqliteStore:
 
     def find_references(self, name: str, path: str | None = None) -> list[Reference]:
         sql = (
-            "SELECT r.name, i.path, r.line, r.col FROM refs r JOIN indexed i ON i.id = r.file_id"
-            " WHERE r.name = ?"
+            "SELECT r.name, i.path, r.positions FROM ref_groups r"
+            " JOIN indexed i ON i.id = r.file_id WHERE r.name = ?"
         )
         args: tuple[str, ...] = (name,)
         folder = folder_of(path)
@@ -267,7 +294,7 @@ class SqliteStore:
             sql += " AND (i.path = ? OR (i.path >= ? AND i.path < ?))"
             args += path_range(folder)
         with self._read("finding references") as conn:
-            rows = conn.execute(sql + " ORDER BY i.path, r.line, r.col", args).fetchall()
+            rows = conn.execute(sql + " ORDER BY i.path, r.rowid", args).fetchall()
         return self._references(rows)
 
     def get_file_indexes(self, path: str) -> FileIndexes | None:
@@ -281,7 +308,7 @@ class SqliteStore:
                 (path,),
             ).fetchall()
             refs = conn.execute(
-                "SELECT name, ?, line, col FROM refs WHERE file_id = ? ORDER BY rowid",
+                "SELECT name, ?, positions FROM ref_groups WHERE file_id = ? ORDER BY rowid",
                 (path, row[0]),
             ).fetchall()
             calls = conn.execute(
@@ -291,7 +318,7 @@ class SqliteStore:
             ).fetchall()
         return FileIndexes(
             symbols=self._symbols(symbols),
-            references=self._references(refs),
+            references=sorted(self._references(refs), key=_position),
             calls=self._calls(calls),
         )
 

@@ -1,29 +1,28 @@
-"""Writing the row indexes (``symbols``, ``refs``, ``calls``) of the SQLite store, fast.
+"""Writing the row indexes (``symbols``, ``ref_groups``, ``calls``) of the SQLite store, fast.
 
-A first index of a large project writes about a million reference rows in one transaction.
-Two things keep that to seconds: tuples are assembled by C iterators (zip/map/attrgetter, no
-Python bytecode per row), and when a batch churns more rows than the table keeps, the table's
-indexes are dropped and rebuilt after the writes (one sort instead of a million random B-tree
-updates, about twice as fast). Small batches (the watcher's one file) use the indexes as is.
+A first index of a large project writes about a million references. They are stored one row
+per (file, name), positions packed into a blob (~150K rows on Django instead of ~800K), and
+during a full index the row tables have no indexes at all: ``SqliteStore.clear_project`` drops
+them and the run's last batch builds each once, by sorting. Otherwise, when a batch churns more
+rows than a table keeps, that table's indexes are dropped and rebuilt after the writes (one
+sort instead of many random B-tree updates). Small batches (the watcher's one file) use the
+indexes as they are.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import sys
+from array import array
 from collections.abc import Iterable
-from itertools import chain, repeat
-from operator import attrgetter
+from itertools import chain
 from typing import Any
 
 from ipuaro.domain import FileIndexes
-from ipuaro.store.sqlite_schema import ROW_INDEXES
+from ipuaro.store.sqlite_schema import index_name, row_indexes_present
 
 BULK_ROWS = 20_000
 """Below this many rows added plus removed, a table's indexes are always kept."""
-
-_ref_name = attrgetter("name")
-_ref_line = attrgetter("line")
-_ref_column = attrgetter("column")
 
 _GONE_PATHS = "path IN (SELECT path FROM temp.gone_paths)"
 _GONE_IDS = "file_id IN (SELECT id FROM temp.gone_ids)"
@@ -45,7 +44,11 @@ def replace_contributions(
     conn.execute("DELETE FROM temp.gone_paths")
     conn.execute("DELETE FROM temp.gone_ids")
     conn.executemany("INSERT OR IGNORE INTO temp.gone_paths VALUES (?)", ((p,) for p in paths))
-    conn.execute(f"INSERT INTO temp.gone_ids SELECT id FROM indexed WHERE {_GONE_PATHS}")
+    # Rows exist only for paths with an ``indexed`` row: when none of these paths has one (a
+    # full index writing new files), there is nothing to delete and no table needs scanning.
+    had_rows = conn.execute(
+        f"INSERT INTO temp.gone_ids SELECT id FROM indexed WHERE {_GONE_PATHS}"
+    ).rowcount
     conn.execute("DELETE FROM indexed WHERE id IN (SELECT id FROM temp.gone_ids)")
     file_ids = {
         path: conn.execute("INSERT INTO indexed (path) VALUES (?)", (path,)).lastrowid
@@ -55,7 +58,7 @@ def replace_contributions(
     _replace_rows(
         conn,
         "symbols",
-        _GONE_PATHS,
+        _GONE_PATHS if had_rows else None,
         sum(len(fi.symbols) for fi in added.values()),
         "INSERT INTO symbols (name, path, line, kind, line_end, container) "
         "VALUES (?, ?, ?, ?, ?, ?)",
@@ -68,50 +71,71 @@ def replace_contributions(
     _replace_rows(
         conn,
         "calls",
-        _GONE_PATHS,
+        _GONE_PATHS if had_rows else None,
         sum(len(fi.calls) for fi in added.values()),
         "INSERT INTO calls (path, caller, callee, line, resolved) VALUES (?, ?, ?, ?, ?)",
         ((path, c.caller, c.callee, c.line, c.resolved) for path, fi in items for c in fi.calls),
     )
     _replace_rows(
         conn,
-        "refs",
-        _GONE_IDS,
-        sum(len(fi.references) for fi in added.values()),
-        "INSERT INTO refs (name, file_id, line, col) VALUES (?, ?, ?, ?)",
-        chain.from_iterable(
-            zip(
-                map(_ref_name, fi.references),
-                repeat(file_ids[path]),
-                map(_ref_line, fi.references),
-                map(_ref_column, fi.references),
-            )
+        "ref_groups",
+        _GONE_IDS if had_rows else None,
+        sum(len(fi.reference_table) + len(fi.references) for fi in added.values()),
+        "INSERT INTO ref_groups (name, file_id, positions) VALUES (?, ?, ?)",
+        (
+            (name, file_ids[path], pack_positions(positions))
             for path, fi in items
+            for name, positions in fi.reference_groups()
         ),
     )
+
+
+def pack_positions(positions: list[int]) -> bytes:
+    """``[line, column, ...]`` as little-endian unsigned 32-bit integers."""
+    packed = array("I", positions)
+    if _BIG_ENDIAN:
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def unpack_positions(blob: bytes) -> list[int]:
+    packed = array("I")
+    packed.frombytes(blob)
+    if _BIG_ENDIAN:
+        packed.byteswap()
+    return packed.tolist()
+
+
+_BIG_ENDIAN = sys.byteorder == "big"
 
 
 def _replace_rows(
     conn: sqlite3.Connection,
     table: str,
-    gone: str,
+    gone: str | None,
     adding: int,
     insert: str,
     rows: Iterable[Any],
 ) -> None:
-    removing = int(conn.execute(f"SELECT count(*) FROM {table} WHERE {gone}").fetchone()[0])
+    """Delete the rows matching ``gone`` (None: none can match), insert ``rows``.
+
+    Only indexes that exist are dropped and recreated: during a full index they are all
+    absent (``SqliteStore.clear_project`` drops them, the batch completing the index creates
+    them once)."""
+    removing = 0
+    if gone is not None:
+        removing = int(conn.execute(f"SELECT count(*) FROM {table} WHERE {gone}").fetchone()[0])
     churn = adding + removing
-    bulk = False
+    bulk: list[str] = []
     if churn >= BULK_ROWS:  # only then is counting the whole table worth it
         kept = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]) - removing
-        bulk = churn > kept
-    if bulk:
-        for statement in ROW_INDEXES[table]:
-            conn.execute("DROP INDEX " + statement.split()[2])
+        if churn > kept:
+            bulk = row_indexes_present(conn, table)
+    for statement in bulk:
+        conn.execute("DROP INDEX " + index_name(statement))
     if removing:
         conn.execute(f"DELETE FROM {table} WHERE {gone}")
     if adding:
         conn.executemany(insert, rows)
-    if bulk:
-        for statement in ROW_INDEXES[table]:
-            conn.execute(statement)
+    for statement in bulk:
+        conn.execute(statement)

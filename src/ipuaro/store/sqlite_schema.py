@@ -23,9 +23,9 @@ ROW_INDEXES = {
         "CREATE INDEX symbols_name ON symbols (name)",
         "CREATE INDEX symbols_path ON symbols (path)",
     ),
-    "refs": (
-        "CREATE INDEX refs_name ON refs (name, file_id)",
-        "CREATE INDEX refs_file ON refs (file_id)",
+    "ref_groups": (
+        "CREATE INDEX ref_groups_name ON ref_groups (name, file_id)",
+        "CREATE INDEX ref_groups_file ON ref_groups (file_id)",
     ),
     "calls": (
         "CREATE INDEX calls_callee ON calls (callee)",
@@ -35,20 +35,54 @@ ROW_INDEXES = {
 }
 """Indexes of the row tables, kept apart so a bulk insert can drop and recreate them."""
 
+
+def row_indexes_present(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The ``ROW_INDEXES`` statements of ``table`` whose index exists now."""
+    names = {
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", (table,)
+        )
+    }
+    return [statement for statement in ROW_INDEXES[table] if index_name(statement) in names]
+
+
+def index_name(statement: str) -> str:
+    return statement.split()[2]
+
+
+def drop_row_indexes(conn: sqlite3.Connection) -> None:
+    for statements in ROW_INDEXES.values():
+        for statement in statements:
+            conn.execute("DROP INDEX IF EXISTS " + index_name(statement))
+
+
+def create_row_indexes(conn: sqlite3.Connection) -> None:
+    for statements in ROW_INDEXES.values():
+        for statement in statements:
+            conn.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+
+
+# One row per (file, identifier): ``positions`` packs its [line, column, ...] (see
+# sqlite_rows.pack_positions). A large project has ~1M references but ~150K such pairs.
+_REF_GROUPS_TABLE = (
+    "CREATE TABLE ref_groups (name TEXT NOT NULL, file_id INTEGER NOT NULL,"
+    " positions BLOB NOT NULL)"
+)
+
 TABLES = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL, project TEXT NOT NULL)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, hash TEXT NOT NULL, json TEXT NOT NULL)",
     "CREATE TABLE asts (path TEXT PRIMARY KEY, json TEXT NOT NULL)",
     "CREATE TABLE metas (path TEXT PRIMARY KEY, json TEXT NOT NULL)",
     # One row per path that contributed FileIndexes (so an empty contribution reads back as
-    # empty, not missing); its id keeps the million-row refs table and its indexes small.
+    # empty, not missing); its id keeps the references table and its indexes small.
     "CREATE TABLE indexed (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)",
     "CREATE TABLE symbols (name TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,"
     " kind TEXT NOT NULL, line_end INTEGER, container TEXT)",
     *ROW_INDEXES["symbols"],
-    "CREATE TABLE refs (name TEXT NOT NULL, file_id INTEGER NOT NULL, line INTEGER NOT NULL,"
-    " col INTEGER NOT NULL)",
-    *ROW_INDEXES["refs"],
+    _REF_GROUPS_TABLE,
+    *ROW_INDEXES["ref_groups"],
     "CREATE TABLE calls (path TEXT NOT NULL, caller TEXT NOT NULL, callee TEXT NOT NULL,"
     " line INTEGER NOT NULL, resolved TEXT)",
     *ROW_INDEXES["calls"],
@@ -133,6 +167,8 @@ def _ensure_schema(conn: sqlite3.Connection, path: Path, project_name: str) -> N
                 (SCHEMA_VERSION, project_name),
             )
             tables.add("schema_version")
+        elif "refs" in tables:
+            _migrate_references(conn)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -156,6 +192,22 @@ def _ensure_schema(conn: sqlite3.Connection, path: Path, project_name: str) -> N
             f"{path} belongs to project {row[1]!r}, not {project_name!r}; give each project its "
             f"own store.path, or {REBUILD_HINT}"
         )
+
+
+INDEX_TABLES = ("files", "asts", "metas", "symbols", "calls", "ref_groups", "indexed")
+"""Tables a full index fills (with ``project_indexes``)."""
+
+
+def _migrate_references(conn: sqlite3.Connection) -> None:
+    """A store written before references were grouped per file and name (one row each): the
+    old rows are dropped with the rest of the index, so the next ``index()`` is a full one.
+    Sessions, undo stacks, history and config are kept."""
+    conn.execute("DROP TABLE refs")
+    conn.execute(_REF_GROUPS_TABLE)
+    for statement in ROW_INDEXES["ref_groups"]:
+        conn.execute(statement)
+    for table in (*INDEX_TABLES, "project_indexes"):
+        conn.execute(f"DELETE FROM {table}")
 
 
 def move_aside(path: Path) -> None:

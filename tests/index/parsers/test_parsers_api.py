@@ -74,7 +74,7 @@ def test_parsed_file_shape() -> None:
     assert isinstance(parsed, ParsedFile)
     assert parsed.ast.language == "tsx"
     assert parsed.nesting >= 2
-    assert parsed.indexes.symbols and parsed.indexes.references and parsed.indexes.calls
+    assert parsed.indexes.symbols and parsed.references() and parsed.indexes.calls
 
 
 def test_result_serialises_with_camel_case_names() -> None:
@@ -99,7 +99,7 @@ def test_parses_in_worker_processes() -> None:
     with ProcessPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(parse_source, ["pkg/a.py", "pkg/b.py"], [text, text]))
     assert [len(result.ast.classes) for result in results] == [4, 4]
-    assert results[0].indexes.references[0].path == "pkg/a.py"
+    assert results[0].references()[0].path == "pkg/a.py"
 
 
 def test_parses_concurrently_in_threads() -> None:

@@ -27,7 +27,7 @@ def test_package_json_keys_include_scripts_and_dependencies() -> None:
         "devDependencies.typescript",
         "devDependencies.vitest",
     ]
-    assert parsed.indexes.references == [] and parsed.indexes.symbols == []
+    assert parsed.references() == [] and parsed.indexes.symbols == []
     assert parsed.nesting == 0
 
 

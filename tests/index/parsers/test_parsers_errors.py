@@ -53,7 +53,7 @@ def test_empty_and_whitespace_files() -> None:
     for path in ("a.ts", "a.tsx", "a.js", "a.py", "a.json", "a.yaml"):
         for text in ("", "\n\n", "   "):
             parsed = parse_source(path, text)
-            assert parsed.ast.functions == [] and parsed.indexes.references == []
+            assert parsed.ast.functions == [] and parsed.references() == []
             assert parsed.nesting == 0
 
 
@@ -85,7 +85,7 @@ def test_fifty_thousand_line_file() -> None:
     assert len(parsed.indexes.calls) == 5_000
     assert parsed.nesting == 2
     # per block: handler, event, Event, count, count, dispatch, event, count, count, value, handler
-    assert len(parsed.indexes.references) == 5_000 * 11
+    assert len(parsed.references()) == 5_000 * 11
 
 
 def test_crlf_line_endings_keep_line_numbers() -> None:
@@ -101,15 +101,13 @@ def test_byte_order_mark_is_ignored() -> None:
     parsed = parse_source("src/bom.ts", "\ufeffexport function first(): void {}\n")
     assert not parsed.ast.parse_error
     assert [(e.name, e.line) for e in parsed.ast.exports] == [("first", 1)]
-    first = next(r for r in parsed.indexes.references if r.name == "first")
+    first = next(r for r in parsed.references() if r.name == "first")
     assert (first.line, first.column) == (1, 18)  # columns count the BOM as in the given text
 
 
 def test_non_ascii_source_columns_count_characters() -> None:
     text = 'const greeting = "héllo wörld"; const after = greeting;\nconst ключ = 1;\n'
-    refs = [
-        (r.name, r.line, r.column) for r in parse_source("src/i18n.js", text).indexes.references
-    ]
+    refs = [(r.name, r.line, r.column) for r in parse_source("src/i18n.js", text).references()]
     assert refs == [("greeting", 1, 7), ("after", 1, 39), ("greeting", 1, 47), ("ключ", 2, 7)]
 
 

@@ -22,8 +22,7 @@ export class Store<T> extends Base implements Api {
 
 def test_references_are_exact_identifier_positions() -> None:
     refs = [
-        (r.name, r.line, r.column)
-        for r in parse_source("src/store.ts", TS_SNIPPET).indexes.references
+        (r.name, r.line, r.column) for r in parse_source("src/store.ts", TS_SNIPPET).references()
     ]
     assert refs == [
         ("api", 1, 10),
@@ -47,13 +46,13 @@ def test_references_are_exact_identifier_positions() -> None:
 
 
 def test_references_skip_keywords_strings_and_comments() -> None:
-    names = {r.name for r in parse_source("src/store.ts", TS_SNIPPET).indexes.references}
+    names = {r.name for r in parse_source("src/store.ts", TS_SNIPPET).references()}
     assert not names & {"import", "from", "export", "class", "const", "return", "true", "helper"}
 
 
 def test_python_references_include_attribute_names() -> None:
     text = "import os\n\ndef run(self):\n    return os.path.join(self.root, 'x')  # root\n"
-    refs = [(r.name, r.line, r.column) for r in parse_source("pkg/run.py", text).indexes.references]
+    refs = [(r.name, r.line, r.column) for r in parse_source("pkg/run.py", text).references()]
     assert refs == [
         ("os", 1, 8),
         ("run", 3, 5),
@@ -66,26 +65,31 @@ def test_python_references_include_attribute_names() -> None:
     ]
 
 
-def test_references_equal_validated_models() -> None:
+def test_reference_table_holds_every_reference_once_in_document_order() -> None:
     parsed = parse_source("src/store.ts", TS_SNIPPET)
-    for reference in parsed.indexes.references:
+    table = parsed.indexes.reference_table
+    assert parsed.indexes.references == []  # the compact form only: no model per identifier
+    models = parsed.references()
+    assert (
+        parsed.indexes.reference_count() == len(models) == sum(len(p) for p in table.values()) // 2
+    )
+    assert [(r.line, r.column) for r in models] == sorted((r.line, r.column) for r in models)
+    for name, positions in table.items():
+        pairs = list(zip(positions[::2], positions[1::2], strict=True))
+        assert pairs == sorted(pairs)
+        assert pairs == [(r.line, r.column) for r in models if r.name == name]
+    for reference in models:
         validated = Reference(
-            name=reference.name,
-            path=reference.path,
-            line=reference.line,
-            column=reference.column,
+            name=reference.name, path="src/store.ts", line=reference.line, column=reference.column
         )
-        assert reference == validated
-        assert reference.model_dump(by_alias=True) == validated.model_dump(by_alias=True)
-        assert reference.to_json() == validated.to_json()
-        assert reference.model_fields_set == validated.model_fields_set
+        assert reference == validated and reference.to_json() == validated.to_json()
     round_trip = FileIndexes.model_validate_json(parsed.indexes.to_json())
     assert round_trip == parsed.indexes
 
 
 def test_references_carry_the_given_path() -> None:
     parsed = parse_source("packages/app/src/store.ts", TS_SNIPPET)
-    assert {r.path for r in parsed.indexes.references} == {"packages/app/src/store.ts"}
+    assert {r.path for r in parsed.references()} == {"packages/app/src/store.ts"}
     assert {s.path for s in parsed.indexes.symbols} == {"packages/app/src/store.ts"}
     assert {c.path for c in parsed.indexes.calls} == {"packages/app/src/store.ts"}
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from ipuaro.domain.files import FileAST
-from ipuaro.domain.indexes import FileIndexes
+from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
 from ipuaro.index.parsers import _bulk, _data
 from ipuaro.index.parsers._languages import (
     SUPPORTED_EXTENSIONS,
@@ -65,12 +65,18 @@ class UnsupportedLanguageError(ValueError):
 
 @dataclass(slots=True)
 class ParsedFile:
+    path: str
     ast: FileAST
     """The file's syntax summary; ``ast.language`` is set."""
     indexes: FileIndexes
     """Symbols, references and call edges this file contributes to the project indexes."""
     nesting: int
     """Deepest block nesting (function body = 1), for the complexity score."""
+
+    def references(self) -> list[Reference]:
+        """The file's references as models, in document order (built on demand: the indexer
+        writes ``indexes.reference_table`` as it is)."""
+        return self.indexes.all_references(self.path)
 
 
 def parse_source(path: str, text: str) -> ParsedFile:
@@ -83,7 +89,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
     if language == "yaml" and _data.yaml_grammar_unsafe(text):
         keys, todos = _data.yaml_by_lines(text)
         ast = FileAST(keys=keys, todos=todos, language=language, parse_error=True)
-        return ParsedFile(ast=ast, indexes=FileIndexes(), nesting=0)
+        return ParsedFile(path=path, ast=ast, indexes=FileIndexes(), nesting=0)
     source = Source(text)
     tree = parser(language).parse(source.data)
     root = tree.root_node
@@ -92,7 +98,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
         nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
     collected = Collected(path)
     parse_error = root.has_error
-    references = []
+    references: ReferenceTable = {}
     calls = []
     nesting = 0
     if language == "python":
@@ -107,7 +113,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
             root, found.get("import.require", []), found.get("import.dynamic", [])
         )
     if language not in ("json", "yaml"):
-        references = _bulk.references(source, path, found.get("reference", []))
+        references = _bulk.references(source, found.get("reference", []))
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
     ast = FileAST(
@@ -121,8 +127,10 @@ def parse_source(path: str, text: str) -> ParsedFile:
         language=language,
         parse_error=parse_error,
     )
-    indexes = FileIndexes(symbols=collected.symbols, references=references, calls=calls)
-    return ParsedFile(ast=ast, indexes=indexes, nesting=nesting)
+    indexes = FileIndexes.model_construct(
+        symbols=collected.symbols, references=[], calls=calls, reference_table=references
+    )
+    return ParsedFile(path=path, ast=ast, indexes=indexes, nesting=nesting)
 
 
 def parse_tree_only(path: str, text: str) -> None:

@@ -13,7 +13,7 @@ from typing import Final, Literal, cast
 from tree_sitter import Node
 
 from ipuaro.domain.files import TodoInfo
-from ipuaro.domain.indexes import CallEdge, Reference
+from ipuaro.domain.indexes import CallEdge, ReferenceTable
 from ipuaro.index.parsers._source import Scope, Source
 from ipuaro.index.parsers._trusted import SET_DICT, SET_EXTRA, SET_FIELDS_SET, SET_PRIVATE
 
@@ -25,44 +25,29 @@ _TAGS: Final = (b"TODO", b"FIXME", b"HACK", b"XXX")
 MODULE_CALLER = "<module>"
 
 
-def references(source: Source, path: str, nodes: list[Node]) -> list[Reference]:
-    """One Reference per identifier node, in document order.
+def references(source: Source, nodes: list[Node]) -> ReferenceTable:
+    """Every identifier node (``nodes`` in document order) as ``name -> [line, column, ...]``
+    (see ``FileIndexes``).
 
-    A file can hold 100K identifiers and validating each Reference would cost as much as
-    parsing, so they are built from trusted values (see ``_trusted``).
+    A file can hold 100K identifiers and a model per identifier would cost as much as parsing:
+    positions are grouped per name, each name decoded once.
     """
     data = source.data
-    line_starts = source.line_starts()
     ascii_lines = None if source.is_ascii else source.ascii_lines()
-    names: dict[bytes, str] = {}
-    new = object.__new__
-    set_dict, set_fields_set = SET_DICT, SET_FIELDS_SET  # locals: looked up once per node
-    set_extra, set_private = SET_EXTRA, SET_PRIVATE
-    fields_set = _REFERENCE_FIELDS
-    result: list[Reference] = []
-    append = result.append
+    line_starts = source.line_starts() if ascii_lines is not None else []
+    groups: dict[bytes, list[int]] = {}
     for node in nodes:
         start = node.start_byte
         raw = data[start : node.end_byte]
-        name = names.get(raw)
-        if name is None:
-            name = names[raw] = raw.decode("utf-8", "replace")
-        line = bisect_right(line_starts, start)
-        line_start = line_starts[line - 1]
-        if ascii_lines is None or ascii_lines[line - 1]:
-            column = start - line_start + 1
-        else:
-            column = len(data[line_start:start].decode("utf-8", "replace")) + 1
-        reference = new(Reference)
-        set_dict(reference, {"name": name, "path": path, "line": line, "column": column})
-        set_fields_set(reference, fields_set)
-        set_extra(reference, None)
-        set_private(reference, None)
-        append(reference)
-    return result
-
-
-_REFERENCE_FIELDS: Final = frozenset(("name", "path", "line", "column"))
+        positions = groups.get(raw)
+        if positions is None:
+            positions = groups[raw] = []
+        row, column = node.start_point
+        if ascii_lines is not None and not ascii_lines[row]:
+            # tree-sitter columns count bytes; ours count characters
+            column = len(data[line_starts[row] : start].decode("utf-8", "replace"))
+        positions += (row + 1, column + 1)
+    return {raw.decode("utf-8", "replace"): positions for raw, positions in groups.items()}
 
 
 def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> list[CallEdge]:
@@ -72,32 +57,42 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
         return []
     ordered = sorted(scopes, key=lambda scope: (scope.start, -scope.end))
     starts = [scope.start for scope in ordered]
+    ends = [scope.end for scope in ordered]
+    callers = [scope.name for scope in ordered]
     parents = _parents(ordered)
     data = source.data
     line_starts = source.line_starts()
+    names: dict[bytes, str] = {}
     new = object.__new__
+    set_dict, set_fields_set = SET_DICT, SET_FIELDS_SET  # locals: looked up once per node
+    set_extra, set_private = SET_EXTRA, SET_PRIVATE
     fields_set = _CALL_FIELDS
     result: list[CallEdge] = []
+    append = result.append
     for node in nodes:
         position = node.start_byte
         index = bisect_right(starts, position) - 1
-        while index >= 0 and ordered[index].end <= position:
+        while index >= 0 and ends[index] <= position:
             index = parents[index]
-        edge = new(CallEdge)  # built like references (see there): valid by construction
-        SET_DICT(
+        raw = data[position : node.end_byte]
+        callee = names.get(raw)
+        if callee is None:
+            callee = names[raw] = raw.decode("utf-8", "replace")
+        edge = new(CallEdge)  # built like references were (see _trusted): valid by construction
+        set_dict(
             edge,
             {
                 "path": path,
-                "caller": ordered[index].name if index >= 0 else MODULE_CALLER,
-                "callee": data[position : node.end_byte].decode("utf-8", "replace"),
+                "caller": callers[index] if index >= 0 else MODULE_CALLER,
+                "callee": callee,
                 "line": bisect_right(line_starts, position),
                 "resolved": None,
             },
         )
-        SET_FIELDS_SET(edge, fields_set)
-        SET_EXTRA(edge, None)
-        SET_PRIVATE(edge, None)
-        result.append(edge)
+        set_fields_set(edge, fields_set)
+        set_extra(edge, None)
+        set_private(edge, None)
+        append(edge)
     return result
 
 

@@ -1,5 +1,6 @@
-"""Setting a pydantic model's state directly, for the hot loops that build one model per
-identifier (References) or call (CallEdges) from values that are valid by construction.
+"""Setting a pydantic model's state directly, for the hot loop that builds one model per call
+(CallEdges) from values that are valid by construction (references skip models altogether:
+``FileIndexes.reference_table``).
 
 This is what ``BaseModel.model_construct`` does, minus its per-call Python overhead: the three
 state slots are written through their descriptors. Tests compare the results with validated
