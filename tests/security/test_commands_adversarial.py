@@ -284,14 +284,11 @@ ALLOWED: list[tuple[str, str]] = [
     ("python3 -m pytest tests/", "`python -m pytest`"),
     ("python3.11 -m unittest discover", "`python -m unittest`"),
     ("python --version", "only prints a version"),
-    ('find . -name "*.ts" | xargs grep -l "foo"', "`grep` is on the built-in safe list"),
-    ("find . -name '*.py' -exec grep -l foo {} +", "inside find -exec"),
     ("echo $PATH", "`echo`"),
     ("export NODE_ENV=test && npm test", "`export` is on the built-in safe list"),
     ("NODE_ENV=test npm test", "`npm` is on the whitelist"),
     ("cd src && npm test", "`cd` is on the built-in safe list"),
     ("cd src; ls; cd ..; ls", "`cd`"),
-    ("rg -n \"foo\" --glob '*.py'", "`rg` is on the built-in safe list"),
     ("git diff HEAD~1 -- src/", "`git`"),
     ("git checkout -b feature/x", "`git`"),
     ("git stash", "`git`"),
@@ -410,6 +407,12 @@ ASKED: list[tuple[str, str]] = [
     ("yarn global add x", "`yarn` installs outside the project (global)"),
     ("git config --global user.name x", "changes settings outside the project"),
     ("EDITOR=vim git commit", "sets `EDITOR`"),
+    # Allowed before: the fixture project holds `.env`, `secrets/` and `config/server.pem`, and
+    # these read files chosen at run time or walk the whole tree (see test_secret_reads.py for
+    # the same commands allowed in a project without secrets).
+    ('find . -name "*.ts" | xargs grep -l "foo"', "a path known only at run time"),
+    ("find . -name '*.py' -exec grep -l foo {} +", "reads every file under `.`"),
+    ("rg -n \"foo\" --glob '*.py'", "searches folders recursively"),
 ]
 
 

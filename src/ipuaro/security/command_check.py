@@ -21,6 +21,7 @@ from ipuaro.security.command_programs import (
     check_shell,
     installs_globally,
 )
+from ipuaro.security.command_reads import secret_variable
 from ipuaro.security.command_rules import (
     COMMAND_ENV,
     DANGEROUS_ENV,
@@ -123,6 +124,11 @@ class Analysis:
         where = Where(command.source, command.context)
         self.segments.append([w.text for w in command.words])
         words = list(command.words)
+        for word in [*words, *(r.target for r in command.redirects)]:
+            variable = secret_variable(word)
+            if variable is not None:
+                self.add("ask", f"expands `${variable}`, which may hold a secret", where)
+                break
         while words and _ASSIGNMENT.match(words[0].raw):
             self.check_assignment(words.pop(0), where)
         stdin_body: str | None = None

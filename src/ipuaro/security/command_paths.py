@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from ipuaro.security.command_reads import NAMES_ONLY, recursive_targets
 from ipuaro.security.lookalike import ascii_reading
 from ipuaro.security.paths import PathPolicy
 from ipuaro.security.shell_syntax import Word
@@ -37,6 +38,8 @@ _WRITE_ALL = frozenset({"tee", "touch", "mkdir", "rmdir", "rm", "unlink", "shred
 _WRITE_ALL |= {"rimraf"}
 _WRITE_LAST = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "rimraf"})
+_PROC_SECRET = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/(?:environ|cmdline)")
+_ALLOWANCE = "secrets need the user's allowance"
 
 
 @dataclass
@@ -101,11 +104,14 @@ class Places:
                 return [("deny", f"{how} the protected path {shown}")]
         return notes
 
-    def secret(self, word: Word) -> list[Note]:
-        """Ask before a command names a secret file (in the project, or a known one outside)."""
+    def secret(self, word: Word, *, names_only: bool = False) -> list[Note]:
+        """Ask before a command reads a secret file (in the project, or a known one outside),
+        or a path known only at run time while the project holds secret files."""
         text = word.text
-        if word.dynamic or not text or text.startswith("-"):
+        if not text or text.startswith("-"):
             return []
+        if word.dynamic:
+            return [] if names_only else self.dynamic_read(word)
         found: list[str] = []
         if word.tilde or text.startswith("~"):
             if _secret_elsewhere(self.paths, PurePosixPath(text)):
@@ -121,6 +127,44 @@ class Places:
             return []
         return [("ask", f"reads the secret file `{found[0]}`; secrets need the user's allowance")]
 
+    def dynamic_read(self, word: Word) -> list[Note]:
+        """A file named only at run time (``$f``, ``$(...)``, xargs input): ask when its spelled
+        part names a secret, or when the project holds any secret file it could be."""
+        spelled = PurePosixPath(word.text)
+        if _secret_elsewhere(self.paths, spelled) or self.paths.is_secret(word.text.lstrip("/")):
+            return [("ask", f"reads `{word.raw}`, which names a secret file; {_ALLOWANCE}")]
+        found = self.paths.secret_files(".")
+        if found is None:
+            return [("ask", f"reads `{word.raw}`, a path known only at run time, and the "
+                     "project is too large to check for secret files")]  # fmt: skip
+        if found:
+            return [("ask", f"reads `{word.raw}`, a path known only at run time, and the project "
+                     f"has secret files (`{found[0]}`); {_ALLOWANCE}")]  # fmt: skip
+        return []
+
+    def tree_read(self, what: str, folders: list[Word]) -> list[Note]:
+        """``grep -r``/``rg``/``cp -r``/``tar``: ask when a folder it walks holds a secret."""
+        for folder in folders:
+            if folder.dynamic:
+                notes = self.dynamic_read(folder)
+                if notes:
+                    return notes
+                continue
+            if folder.tilde or folder.text.startswith("~"):
+                continue
+            for path in self._expanded(folder):
+                rel = self.paths.inside(path)
+                if rel is None:
+                    continue
+                found = self.paths.secret_files(rel)
+                if found is None:
+                    return [("ask", f"{what} reads every file under `{folder.text}`, and the "
+                             "project is too large to check it for secret files")]  # fmt: skip
+                if found:
+                    return [("ask", f"{what} reads every file under `{folder.text}`, including "
+                             f"the secret file `{found[0]}`; {_ALLOWANCE}")]  # fmt: skip
+        return []
+
     def operands(self, name: str, args: list[Word]) -> list[Note]:
         """Files the command writes (outside the project or protected: refused) and secret files
         it names (ask)."""
@@ -135,13 +179,17 @@ class Places:
         if name == "mv":  # moving a file away deletes it where it was
             for source in operands[:-1]:
                 notes += self.write(source, "`mv` moves away")
+        names_only = name in NAMES_ONLY
         for word in operands:
             if word not in targets:
-                notes += self.secret(word)
+                notes += self.secret(word, names_only=names_only)
         for word in args:
             if word.text.startswith("--") and "=" in word.text:  # --env-file=.env
                 value = word.text.split("=", 1)[1]
-                notes += self.secret(Word(value, value, dynamic=word.dynamic))
+                notes += self.secret(Word(value, value, dynamic=word.dynamic), names_only=True)
+        walked = recursive_targets(name, args)
+        if walked is not None:
+            notes += self.tree_read(*walked)
         return notes
 
 
@@ -167,7 +215,10 @@ def _write_targets(name: str, args: list[Word], operands: list[Word]) -> list[Wo
 
 
 def _secret_elsewhere(paths: PathPolicy, path: PurePosixPath) -> bool:
-    """A file outside the project that is a secret by its name or its ``.ssh`` folder."""
+    """A file outside the project that is a secret by its name or its ``.ssh`` folder, or a
+    process's environment or command line (``/proc/self/environ`` holds API keys)."""
+    if _PROC_SECRET.fullmatch(path.as_posix()):
+        return True
     return paths.is_secret(path.name) or ".ssh" in path.parts or ".aws" in path.parts
 
 

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ipuaro.security.command_findings import Where
+from ipuaro.security.command_reads import NAMES_ONLY
 from ipuaro.security.command_rules import GIT_COMMAND_KEYS, INLINE_CODE_FLAGS, SAFE_PYTHON_MODULES
 from ipuaro.security.shell_syntax import Word
 
@@ -122,7 +123,13 @@ def inline_code(an: Analysis, name: str, code: str, where: Where) -> None:
 
 
 def check_find(an: Analysis, args: list[Word], where: Where) -> None:
-    """``-exec``/``-ok`` commands are checked like any other; ``-delete`` is asked about."""
+    """``-exec``/``-ok`` commands are checked like any other (and asked about when the folders
+    find walks hold a secret file they would read); ``-delete`` is asked about."""
+    starts = []
+    for word in args:
+        if word.text.startswith(("-", "(", "!")) and word.text != "-":
+            break
+        starts.append(word)
     index = 0
     while index < len(args):
         text = args[index].text
@@ -133,6 +140,9 @@ def check_find(an: Analysis, args: list[Word], where: Where) -> None:
             inner = args[index + 1 : end]
             if inner:
                 an.check_argv(inner, where.nested(f"find {text}"), False, None)
+                if inner[0].text.rsplit("/", 1)[-1] not in NAMES_ONLY:
+                    what = f"`find {text} {inner[0].text}`"
+                    an.note(an.places.tree_read(what, starts or [Word(".", ".")]), where)
             index = end
         elif text == "-delete":
             an.add("ask", "`find -delete` deletes every file it matches", where)

@@ -10,7 +10,11 @@ Deny beats ask beats allow:
   ``blacklist.user``, ``BUILTIN_DENY``), privilege escalation, writes outside the project or
   into protected paths, look-alike or invisible characters, command names known only at run
   time, code piped into a shell, anything that does not parse;
-- **ask**: commands on no list, inline interpreter code (``python -c``), reading secret files,
+- **ask**: commands on no list, inline interpreter code (``python -c``), reading secret files
+  (``/proc/*/environ`` too), reading a path known only at run time (``cat $f``, ``xargs cat``)
+  or walking a folder (``grep -r``, ``rg``, ``cp -r``, ``tar c``, ``find -exec cat``) when the
+  project or that folder holds a secret file (:mod:`~ipuaro.security.secret_scan`), expanding a
+  credential-like variable (``$OPENAI_API_KEY``, ``$..._TOKEN``),
   ``find -delete``, settings that make git run commands, arguments known only at run time that
   could complete a blacklist pattern;
 - **allow**: names on the whitelist (shipped + ``whitelist.user`` + "always allow" for the

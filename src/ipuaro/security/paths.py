@@ -27,6 +27,7 @@ from ipuaro.security.lookalike import ascii_reading
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.security.secret_scan import SecretScan
 
 __all__ = ["SECRET_PATTERNS", "PathPolicy", "PathRefused", "ProjectPath"]
 
@@ -103,6 +104,7 @@ class PathPolicy:
         self.protected_patterns = [*protected, *ALWAYS_PROTECTED]
         self._protected = _spec(self.protected_patterns)
         self._secret = _spec(SECRET_PATTERNS)
+        self._scan: SecretScan | None = None
 
     @classmethod
     def from_config(cls, root: Path, config: Config) -> PathPolicy:
@@ -121,6 +123,15 @@ class PathPolicy:
         """True if reading ``rel`` needs the user's allowance (``.env*``, keys, ``secrets/``)."""
         rel = rel.strip("/")
         return rel not in ("", ".") and _matches(self._secret, rel)
+
+    def secret_files(self, rel: str = ".") -> list[str] | None:
+        """Secret files at or below the project folder ``rel`` (a short-lived cached walk, see
+        :mod:`~ipuaro.security.secret_scan`); None when the project is too large to tell."""
+        if self._scan is None:
+            from ipuaro.security.secret_scan import SecretScan
+
+            self._scan = SecretScan(self.root, self.is_secret, self.inside)
+        return self._scan.under(rel)
 
     def inside(self, candidate: Path) -> str | None:
         """Root-relative POSIX form of an absolute path after resolving symlinks; None if it

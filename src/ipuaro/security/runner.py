@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ipuaro.config.schema import CommandsConfig
 
-__all__ = ["CommandOutcome", "cap_output", "command_timeout", "environment_without", "run_shell"]
+__all__ = [
+    "ALWAYS_HIDDEN_ENV",
+    "SECRET_ENV_SUFFIXES",
+    "CommandOutcome",
+    "cap_output",
+    "command_timeout",
+    "environment_without",
+    "run_shell",
+    "secret_environment_names",
+]
 
 MIN_OUTPUT_LIMIT = 128
 _READ_CHUNK = 65_536
@@ -68,6 +77,26 @@ def environment_without(
     model runs cannot print the model's own API key."""
     hidden = set(names)
     return {k: v for k, v in (os.environ if base is None else base).items() if k not in hidden}
+
+
+SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
+"""Environment variables whose names end so are credentials: commands the model runs never
+see them (with ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and the configured ``llm.apiKeyEnv``)."""
+ALWAYS_HIDDEN_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+def secret_environment_names(
+    extra: Iterable[str] = (), base: Mapping[str, str] | None = None
+) -> list[str]:
+    """Names to drop from a model-run command's environment: ``extra`` (``llm.apiKeyEnv``),
+    :data:`ALWAYS_HIDDEN_ENV`, and every variable whose upper-cased name ends with one of
+    :data:`SECRET_ENV_SUFFIXES`. A tool that needs such a token (``NPM_TOKEN`` for a private
+    registry) must be run by the user, outside the agent."""
+    names = {name for name in (*extra, *ALWAYS_HIDDEN_ENV) if name}
+    for name in os.environ if base is None else base:
+        if name.upper().endswith(SECRET_ENV_SUFFIXES):
+            names.add(name)
+    return sorted(names)
 
 
 async def run_shell(

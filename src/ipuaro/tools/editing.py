@@ -1,5 +1,11 @@
 """What the edit tools share: reading the file to change from disk (the bytes a write will
-replace) and turning an :class:`EditResult` into a tool outcome."""
+replace) and turning an :class:`EditResult` into a tool outcome.
+
+An existing secret file (``.env``, ``.npmrc``, keys) is read only with the user's allowance, as
+by ``get_lines``: an edit's "closest lines" hint and its diff would otherwise show the secret.
+:func:`read_disk_allowed` asks the user; the synchronous :func:`read_disk` refuses when the
+allowance was not given yet (``ctx.allowed_secrets``) and says how to get it.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +15,8 @@ from ipuaro.edits.engine import EditEngine
 from ipuaro.edits.text import TextRefused, decode_utf8
 from ipuaro.edits.transaction import read_current
 from ipuaro.index.reader import content_hash
-from ipuaro.tools.base import FileChange, ToolContext, ToolError, ToolOutcome
-from ipuaro.tools.common import did_you_mean
+from ipuaro.tools.base import FileChange, ToolContext, ToolError, ToolOutcome, ToolRefused
+from ipuaro.tools.common import did_you_mean, ensure_secret_allowed
 
 
 @dataclass(frozen=True)
@@ -32,7 +38,10 @@ def writable(ctx: ToolContext, path: str, *, deleting: bool = False) -> str:
         raise ToolError(error.reason) from None
 
 
-def read_disk(ctx: ToolContext, path: str, *, deleting: bool = False) -> DiskFile:
+def read_disk(
+    ctx: ToolContext, path: str, *, deleting: bool = False, secret_allowed: bool = False
+) -> DiskFile:
+    """``secret_allowed``: the user already allowed this read (once) for this call."""
     rel = writable(ctx, path, deleting=deleting)
     target = ctx.root / rel
     if target.is_dir():
@@ -40,6 +49,11 @@ def read_disk(ctx: ToolContext, path: str, *, deleting: bool = False) -> DiskFil
     data = read_current(target)
     if data is None:
         return DiskFile(rel, None, None)
+    if ctx.paths.is_secret(rel) and rel not in ctx.allowed_secrets and not secret_allowed:
+        raise ToolRefused(
+            f"{rel} is a secret file (keys, .env); editing it shows its content, which needs "
+            "the user's allowance first. Ask the user to allow reading it (get_lines on it asks)."
+        )
     try:
         text = decode_utf8(data, rel)
     except TextRefused as error:
@@ -47,6 +61,16 @@ def read_disk(ctx: ToolContext, path: str, *, deleting: bool = False) -> DiskFil
     if "\x00" in text:
         raise ToolError(f"{rel} is a binary file; it cannot be edited as text.")
     return DiskFile(rel, text, content_hash(data))
+
+
+async def read_disk_allowed(ctx: ToolContext, path: str, *, deleting: bool = False) -> DiskFile:
+    """:func:`read_disk` after asking the user, when the file is an existing secret."""
+    rel = writable(ctx, path, deleting=deleting)
+    allowed = False
+    if (ctx.root / rel).is_file() and ctx.paths.is_secret(rel):
+        await ensure_secret_allowed(ctx, rel)  # raises unless the user allowed it
+        allowed = True
+    return read_disk(ctx, path, deleting=deleting, secret_allowed=allowed)
 
 
 def require_existing(ctx: ToolContext, disk: DiskFile) -> str:

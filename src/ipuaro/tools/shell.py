@@ -1,5 +1,12 @@
 """Running a shell command for a tool: policy first, the user when the policy asks, then the
-runner with a timeout and an output cap."""
+runner with a timeout and an output cap.
+
+The command's environment is ours minus credentials
+(:func:`~ipuaro.security.runner.secret_environment_names`): ``llm.apiKeyEnv``,
+``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and every variable named ``*_API_KEY``, ``*_TOKEN`` or
+``*_SECRET``. So ``echo $OPENAI_API_KEY`` or ``cat /proc/self/environ`` run by the model cannot
+put the model's own key into the conversation.
+"""
 
 from __future__ import annotations
 
@@ -50,14 +57,21 @@ async def check_command(ctx: ToolContext, command: str, purpose: str) -> None:
 
 
 async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -> ToolOutcome:
-    from ipuaro.security.runner import command_timeout, run_shell
+    from ipuaro.security.runner import (
+        command_timeout,
+        environment_without,
+        run_shell,
+        secret_environment_names,
+    )
 
     await check_command(ctx, command, purpose)
+    hidden = secret_environment_names([ctx.config.llm.api_key_env])
     outcome = await run_shell(
         command,
         cwd,
         command_timeout(ctx.config.commands),
         output_limit=ctx.config.commands.output_limit_bytes,
+        env=environment_without(hidden),
         cancel=ctx.cancel,
     )
     status = f"exit code {outcome.exit_code}"

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ipuaro.edits.text import new_file_text
 from ipuaro.tools.base import ArgsModel, BaseTool, FileChange, ToolContext, ToolError, ToolOutcome
-from ipuaro.tools.editing import apply_change, read_disk
+from ipuaro.tools.editing import apply_change, read_disk_allowed
 
 
 class CreateFileArgs(ArgsModel):
@@ -33,7 +33,7 @@ class CreateFile(BaseTool):
     async def execute(self, args: CreateFileArgs, ctx: ToolContext) -> ToolOutcome:
         from ipuaro.security.content import conform_to
 
-        disk = read_disk(ctx, args.path)
+        disk = await read_disk_allowed(ctx, args.path)
         if disk.text is not None:
             if not args.overwrite:
                 raise ToolError(

@@ -7,7 +7,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from ipuaro.tools.base import ArgsModel, BaseTool, FileChange, ToolContext, ToolOutcome
-from ipuaro.tools.editing import apply_change, read_disk, require_existing
+from ipuaro.tools.editing import apply_change, read_disk_allowed, require_existing
 
 
 class DeleteFileArgs(ArgsModel):
@@ -26,6 +26,6 @@ class DeleteFile(BaseTool):
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 
     async def execute(self, args: DeleteFileArgs, ctx: ToolContext) -> ToolOutcome:
-        disk = read_disk(ctx, args.path, deleting=True)
+        disk = await read_disk_allowed(ctx, args.path, deleting=True)
         text = require_existing(ctx, disk)
         return await apply_change(ctx, FileChange(disk.rel, text, None), f"delete {disk.rel}")

@@ -12,7 +12,7 @@ from ipuaro.edits.markers import MergeFailed, is_marker, merge_markers
 from ipuaro.edits.planner import PlanError
 from ipuaro.edits.text import Lines, new_file_text
 from ipuaro.tools.base import ArgsModel, BaseTool, FileChange, ToolContext, ToolError, ToolOutcome
-from ipuaro.tools.editing import apply_change, read_disk
+from ipuaro.tools.editing import apply_change, read_disk_allowed
 
 
 class EditFileArgs(ArgsModel):
@@ -41,7 +41,7 @@ class EditFile(BaseTool):
     path_fields: ClassVar[tuple[str, ...]] = ("target_file",)
 
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutcome:
-        disk = read_disk(ctx, args.target_file)
+        disk = await read_disk_allowed(ctx, args.target_file)
         if disk.text is None:
             if any(is_marker(line) for line in args.code_edit.splitlines()):
                 raise ToolError(

@@ -19,7 +19,7 @@ from ipuaro.tools.base import (
     ToolOutcome,
 )
 from ipuaro.tools.common import short_hash
-from ipuaro.tools.editing import DiskFile, apply_change, read_disk, require_existing
+from ipuaro.tools.editing import DiskFile, apply_change, read_disk_allowed, require_existing
 
 MIN_HASH_PREFIX = 6
 
@@ -48,7 +48,7 @@ class EditLines(BaseTool):
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 
     async def execute(self, args: EditLinesArgs, ctx: ToolContext) -> ToolOutcome:
-        disk = read_disk(ctx, args.path)
+        disk = await read_disk_allowed(ctx, args.path)
         text = require_existing(ctx, disk)
         description = f"edit_lines {disk.rel}:{args.start}-{args.end}"
         conflict = self._conflict(ctx, disk, args, description)

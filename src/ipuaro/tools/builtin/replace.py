@@ -9,7 +9,7 @@ from pydantic import Field
 from ipuaro.edits.matching import MatchError, find_and_replace
 from ipuaro.edits.text import Lines
 from ipuaro.tools.base import ArgsModel, BaseTool, FileChange, ToolContext, ToolError, ToolOutcome
-from ipuaro.tools.editing import apply_change, read_disk, require_existing
+from ipuaro.tools.editing import apply_change, read_disk_allowed, require_existing
 
 
 class ReplaceArgs(ArgsModel):
@@ -34,7 +34,7 @@ class Replace(BaseTool):
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 
     async def execute(self, args: ReplaceArgs, ctx: ToolContext) -> ToolOutcome:
-        disk = read_disk(ctx, args.path)
+        disk = await read_disk_allowed(ctx, args.path)
         text = require_existing(ctx, disk)
         lines = Lines.of(text)
         try:
