@@ -20,7 +20,7 @@ from typing import Any
 
 from ipuaro.config.schema import Config
 from ipuaro.index.ignore import ProjectIgnore
-from ipuaro.index.reader import ReadOutcome, count_loc, file_data, read_entry
+from ipuaro.index.reader import ReadOutcome, read_entry
 from ipuaro.index.resolver import ProjectLayout
 from ipuaro.index.run import IndexRun, OtherFile, RunOutcome
 from ipuaro.index.scanner import ScanEntry, ScanResult, scan, stat_entry
@@ -213,9 +213,7 @@ class Indexer:
                 ParseJob(entry.path, language, outcome.text, outcome.hash, entry.size, entry.mtime)
             )
             return True
-        file_type = "text" if outcome.status == "text" else outcome.status
-        loc = count_loc(outcome.text) if outcome.text is not None else 0
-        others.append(OtherFile(entry.path, file_data(outcome), file_type, loc))
+        others.append(OtherFile(outcome))
         return False
 
     def _apply(

@@ -32,6 +32,7 @@ from ipuaro.index import analyzer
 from ipuaro.index.calls import module_links, set_resolved
 from ipuaro.index.facts import Pending, ProjectFacts, language_of
 from ipuaro.index.gcpause import collector_paused
+from ipuaro.index.reader import ReadOutcome, count_loc, file_data
 from ipuaro.index.resolver import ProjectLayout, is_layout_file
 from ipuaro.index.state import ProjectState, mark_incomplete
 from ipuaro.index.worker import FileSummary, ParseJob, ParseWorker, StoreOpener
@@ -50,14 +51,32 @@ _OLD_DEFS_LIMIT = 200
 """Up to this many re-parsed files, compare old and new definitions to limit re-resolution."""
 
 
-@dataclass(frozen=True, slots=True)
 class OtherFile:
-    """A changed file without a parser: plain text, binary or symlink."""
+    """A changed file without a parser: plain text, binary or symlink. Its stored record and
+    line count are built on first use: a full index meets thousands of these (docs, locale
+    files) and builds them while the pool parses, not before it starts."""
 
-    path: str
-    data: FileData
-    file_type: str
-    loc: int
+    __slots__ = ("_data", "_loc", "file_type", "outcome", "path")
+
+    def __init__(self, outcome: ReadOutcome) -> None:
+        self.outcome = outcome
+        self.path = outcome.entry.path
+        self.file_type = "text" if outcome.status == "text" else outcome.status
+        self._data: FileData | None = None
+        self._loc: int | None = None
+
+    @property
+    def data(self) -> FileData:
+        if self._data is None:
+            self._data = file_data(self.outcome)
+        return self._data
+
+    @property
+    def loc(self) -> int:
+        if self._loc is None:
+            text = self.outcome.text
+            self._loc = count_loc(text) if text is not None else 0
+        return self._loc
 
 
 @dataclass
@@ -108,6 +127,8 @@ class IndexRun:
         self._pending: set[str] = set()
         self._waiting: dict[str, list[str]] = {}
         self._pool: ShardedPool | None = None
+        self._unwritten: list[OtherFile] = []
+        """Files without a parser whose records are not written yet."""
 
     # --- driver -----------------------------------------------------------------------------
     def run(self, jobs: list[ParseJob], others: list[OtherFile], deleted: set[str]) -> RunOutcome:
@@ -151,6 +172,7 @@ class IndexRun:
                 clock.lap("pool processes wrote their files")
             # Small runs (the watcher, an edit) are one transaction; large ones write as they go.
             local.write(self.targets, into=self.batch if small else None)
+            self.batch.files.update((o.path, o.data) for o in self._unwritten)
             self.batch.metas.update(metas)
         finally:
             if self._pool is not None:
@@ -189,11 +211,10 @@ class IndexRun:
         """Files without a parser (thousands of docs and assets in a large project) are
         written while the pool parses, not in the final batch everyone waits for. Only when the
         run deletes nothing: a delete in the final batch could then remove what was written."""
-        if not self.batch.files or self.batch.deletes:
+        if not self._unwritten or self.batch.deletes:
             return
-        early = IndexBatch(files=self.batch.files)
-        self.batch.files = {}
-        self.store.apply_batch(early)
+        unwritten, self._unwritten = self._unwritten, []
+        self.store.apply_batch(IndexBatch(files={o.path: o.data for o in unwritten}))
 
     # --- before parsing ---------------------------------------------------------------------
     def _old_definitions(self, deleted: set[str]) -> dict[str, frozenset[str] | None]:
@@ -221,7 +242,7 @@ class IndexRun:
             state.forget(other.path)
             if other.file_type in ("binary", "symlink"):
                 state.special[other.path] = other.file_type
-            batch.files[other.path] = other.data
+        self._unwritten = list(others)
         self._reresolve(importers_of_deleted, changed, deleted)
 
     def _reresolve(
