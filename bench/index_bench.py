@@ -306,7 +306,7 @@ def _quantile(values: list[float], q: float) -> float:
 def table(rows: list[dict[str, Any]], workers: int) -> str:
     header = (
         "| corpus | files (parsed) | LOC | cold index | files/s | peak RSS | parse floor 1 proc / "
-        f"{workers} proc | cold ÷ floor ({workers} proc) | warm (nothing changed) | "
+        f"{workers} proc | cold ÷ floor (1 proc / {workers} proc) | warm (nothing changed) | "
         "1-file update | watcher save→synced p50 / p95 | aider repo map (cold) | "
         "aider ÷ ipuaro |"
     )
@@ -324,7 +324,7 @@ def table(rows: list[dict[str, Any]], workers: int) -> str:
             f"| {row['corpus']} | {row['files']:,} ({row['code']:,}) | {row['loc']:,} "
             f"| {row['cold']:.2f} s | {row['code'] / row['cold']:,.0f} | {row['rss']:.0f} MB "
             f"| {row['floor_single']:.2f} s / {row['floor_pool']:.2f} s "
-            f"| {row['cold'] / row['floor_pool']:.1f}× "
+            f"| {row['cold'] / row['floor_single']:.1f}× / {row['cold'] / row['floor_pool']:.1f}× "
             f"| {row['warm']:.2f} s | {row['update'] * 1000:.0f} ms "
             f"| {statistics.median(latencies) * 1000:.0f} / "
             f"{_quantile(latencies, 0.95) * 1000:.0f} ms | {aider_cell} | {ratio} |"

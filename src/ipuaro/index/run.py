@@ -69,6 +69,8 @@ class OtherFile:
     def data(self) -> FileData:
         if self._data is None:
             self._data = file_data(self.outcome)
+            _ = self.loc
+            self.outcome.text = None  # the record holds the lines now; keep one copy
         return self._data
 
     @property
