@@ -238,24 +238,38 @@ def test_redis_not_running_says_how_to_start_it(
         ('{"llm": {"model": "x",}}', ".ipuaro.json:1:23: invalid JSON"),
     ],
 )
-def test_broken_project_config_stops_doctor_with_one_line(
+def test_broken_project_config_is_a_failed_check_and_the_rest_still_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, key: str
 ) -> None:
     (tmp_path / ".ipuaro.json").write_text(content, encoding="utf-8")
     result = doctor(tmp_path, monkeypatch)
     assert result.exit_code == 2
-    assert result.stdout == ""  # nothing else ran
     assert len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith(f"ipuaro: {tmp_path}")
     assert key in result.stderr
+    checks = lines_by_check(result)
+    assert checks["config"].startswith(f"✗ config: {tmp_path}")
+    assert key in checks["config"]
+    assert "— fix: correct that value (every key: docs/configuration.md)" in checks["config"]
+    assert checks["python"].startswith("✓ python")
+    assert all(checks[f"grammar {name}"].startswith("✓") for name in GRAMMARS)
+    # What depends on the configuration is not guessed at with defaults.
+    assert checks["store"] == "✗ store: not checked: the configuration is invalid"
+    assert checks["model server"] == "✗ model server: not checked: the configuration is invalid"
+    assert (
+        result.stdout.splitlines()[-1]
+        == f"the configuration of {tmp_path} is invalid: fix it first"
+    )
 
 
-def test_broken_environment_value_stops_doctor(
+def test_broken_environment_value_is_the_failed_config_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     result = doctor(tmp_path, monkeypatch, IPUARO_UNDO__STACK_SIZE="many")
-    assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == (
-        "ipuaro: environment variable IPUARO_UNDO__STACK_SIZE: undo.stackSize: "
-        'expected an integer from 1 to 1000, got "many"\n'
+    assert result.exit_code == 2
+    message = (
+        "environment variable IPUARO_UNDO__STACK_SIZE: undo.stackSize: "
+        'expected an integer from 1 to 1000, got "many"'
     )
+    assert result.stderr == f"ipuaro: {message}\n"
+    assert lines_by_check(result)["config"].startswith(f"✗ config: {message} — fix:")

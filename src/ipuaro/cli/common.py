@@ -42,13 +42,17 @@ def global_options() -> GlobalOptions:
 
 
 def load_project(
-    path: str | Path | None, overrides: Mapping[str, Any] | None = None
+    path: str | Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    raise_config_errors: bool = False,
 ) -> tuple[Path, Config]:
     """Find the project root at or above ``path`` (default: cwd) and load its configuration.
 
     ``overrides`` are the command's flags as dotted keys (``{"llm.model": "x"}``; ``None`` values
     mean "not given"). A ``--config FILE`` given to ``ipuaro`` itself is applied too. Any
-    configuration problem prints one line and exits with code 2, so nothing else runs.
+    configuration problem prints one line and exits with code 2, so nothing else runs
+    (``raise_config_errors``: the ``ConfigError`` is raised for the caller to report).
     """
     from ipuaro.config.loader import ConfigError, find_project_root, load_config
 
@@ -59,5 +63,7 @@ def load_project(
     try:
         config = load_config(root, overrides, config_file=global_options().config_file)
     except ConfigError as error:
+        if raise_config_errors:
+            raise
         fail(str(error))
     return root, config

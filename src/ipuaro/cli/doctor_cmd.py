@@ -14,7 +14,7 @@ from ipuaro.cli.checks import (
     check_python,
     check_store,
 )
-from ipuaro.cli.common import load_project
+from ipuaro.cli.common import EXIT_USAGE, load_project
 
 
 @click.command("doctor")
@@ -25,11 +25,18 @@ def command(path: Path | None) -> None:
     """Check Python, config, store, tree-sitter grammars, model server and model for PATH.
 
     Prints one line per check (✓ or ✗, and the fix for each ✗). Exit code 0 when every check
-    passes, 1 otherwise; 2 when the configuration itself is invalid.
+    passes, 1 otherwise; 2 when the configuration itself is invalid (the config line says why;
+    the checks that need no configuration still run, the store and model server are not
+    checked).
     """
-    from ipuaro.config.loader import PROJECT_FILE
+    from ipuaro.config.loader import PROJECT_FILE, ConfigError, find_project_root
 
-    root, config = load_project(path)
+    try:
+        root, config = load_project(path, raise_config_errors=True)
+    except ConfigError as error:
+        root = find_project_root(Path(path) if path else Path.cwd())
+        _report_invalid_config(root, str(error))
+        sys.exit(EXIT_USAGE)
     project_file = root / PROJECT_FILE
     config_detail = str(project_file) if project_file.is_file() else f"defaults (no {PROJECT_FILE})"
     results: list[CheckResult] = [
@@ -46,3 +53,24 @@ def command(path: Path | None) -> None:
         click.echo(f"{failed} of {len(results)} checks failed")
         sys.exit(1)
     click.echo(f"all {len(results)} checks passed")
+
+
+def _report_invalid_config(root: Path, error: str) -> None:
+    config = CheckResult(
+        "config",
+        False,
+        error,
+        "correct that value (every key: docs/configuration.md), then run `ipuaro doctor` again",
+    )
+    skipped = "not checked: the configuration is invalid"
+    results = [
+        check_python(),
+        config,
+        *check_grammars(),
+        CheckResult("store", False, skipped),
+        CheckResult("model server", False, skipped),
+    ]
+    for result in results:
+        click.echo(result.line())
+    click.echo(f"ipuaro: {error}", err=True)
+    click.echo(f"the configuration of {root} is invalid: fix it first")
