@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from ipuaro.security.command_reads import NAMES_ONLY, recursive_targets
+from ipuaro.security.command_reads import NAMES_ONLY, git_object_paths, recursive_targets
 from ipuaro.security.lookalike import ascii_reading
 from ipuaro.security.paths import PathPolicy
 from ipuaro.security.shell_syntax import Word
@@ -187,6 +187,9 @@ class Places:
             if word.text.startswith("--") and "=" in word.text:  # --env-file=.env
                 value = word.text.split("=", 1)[1]
                 notes += self.secret(Word(value, value, dynamic=word.dynamic), names_only=True)
+        if name == "git":
+            for path in git_object_paths(args):
+                notes += self.secret(path)
         walked = recursive_targets(name, args)
         if walked is not None:
             notes += self.tree_read(*walked)

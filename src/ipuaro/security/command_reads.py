@@ -12,7 +12,7 @@ import re
 
 from ipuaro.security.shell_syntax import Word
 
-__all__ = ["NAMES_ONLY", "recursive_targets", "secret_variable"]
+__all__ = ["NAMES_ONLY", "git_object_paths", "recursive_targets", "secret_variable"]
 
 NAMES_ONLY = frozenset(
     {
@@ -81,6 +81,40 @@ def recursive_targets(name: str, args: list[Word]) -> tuple[str, list[Word]] | N
         return "`zip -r`", operands[1:]
     if name == "tar":
         return _tar(args)
+    if name == "git" and _git_subcommand(args) == "grep":
+        after = [w for i, w in enumerate(args) if any(a.text == "--" for a in args[:i])]
+        return "`git grep`", after or [Word(".", ".")]
+    return None
+
+
+def git_object_paths(args: list[Word]) -> list[Word]:
+    """Files git prints by name inside a revision: ``HEAD:.env``, ``:.env`` (the staged copy),
+    ``v1.0:./config/key.pem``; ``git show``/``cat-file``/``archive`` read them from history."""
+    paths: list[Word] = []
+    for word in args:
+        text = word.text
+        if word.dynamic or text.startswith("-") or ":" not in text or "://" in text:
+            continue
+        revision, path = text.split(":", 1)
+        if "@" in revision or not path:  # git@host:org/repo.git is a remote, not a file
+            continue
+        path = path.removeprefix("./").lstrip("/")
+        paths.append(Word(path, word.raw))
+    return paths
+
+
+_GIT_VALUES = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+
+
+def _git_subcommand(args: list[Word]) -> str | None:
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word.text in _GIT_VALUES:
+            skip = True
+        elif not word.text.startswith("-"):
+            return word.text
     return None
 
 
