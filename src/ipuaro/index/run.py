@@ -373,11 +373,14 @@ class _Clock:
 
     def __init__(self) -> None:
         self._last = time.perf_counter()
+        self._cpu = time.process_time()
 
     def lap(self, what: str) -> None:
-        now = time.perf_counter()
-        log.debug("%s in %.2f s", what, now - self._last)
-        self._last = now
+        now, cpu = time.perf_counter(), time.process_time()
+        log.debug(
+            "%s in %.2f s (this process: %.2f CPU-s)", what, now - self._last, cpu - self._cpu
+        )
+        self._last, self._cpu = now, cpu
 
 
 def top_level_names(indexes: FileIndexes) -> frozenset[str]:
