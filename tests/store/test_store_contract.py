@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ipuaro.domain import CallEdge, FileIndexes, Reference, SymbolDef
+from ipuaro.domain import CallEdge, FileData, FileIndexes, Reference, SymbolDef
 from ipuaro.store.protocol import IndexBatch, Store
 
 from .conftest import PROJECT, AnyStore, OpenStore
@@ -59,6 +59,39 @@ def test_get_asts_and_metas_return_all_or_the_requested_paths(store: AnyStore) -
     assert store.get_asts(["src/m1.ts", "src/missing.ts"]) == {"src/m1.ts": asts["src/m1.ts"]}
     assert store.get_metas(["src/m4.ts"]) == {"src/m4.ts": metas["src/m4.ts"]}
     assert store.get_asts([]) == {}
+
+
+def test_files_containing_keeps_every_file_that_holds_the_text(store: AnyStore) -> None:
+    def file(*lines: str) -> FileData:
+        return FileData(lines=list(lines), hash="h", size=1, last_modified=1.0)
+
+    files = {
+        "a.py": file("from django.db import transaction", "    with Transaction.Atomic():"),
+        "b.py": file("nothing here"),
+        "c.txt": file("café transaction.atomic ünïcode"),
+        "d.py": file('quoted = "transaction.atomic"', "tab\there"),
+        "e.py": file("transaction.", "atomic"),  # across lines: never a match, may be kept
+    }
+    store.apply_batch(IndexBatch(files=files))
+    paths = ["e.py", "d.py", "c.txt", "b.py", "a.py", "absent.py"]
+
+    found = store.files_containing(paths, "transaction.atomic", case_sensitive=False)
+    assert {"a.py", "c.txt", "d.py"} <= set(found)
+    assert "b.py" not in found and "absent.py" not in found
+    assert found == [p for p in paths if p in found]  # the caller's order
+    exact = store.files_containing(paths, "Transaction.Atomic", case_sensitive=True)
+    assert "a.py" in exact and not {"b.py", "c.txt", "d.py"} & set(exact)
+    assert store.files_containing(paths, "xyz-nowhere", case_sensitive=False) == []
+    # Characters IGNORECASE folds to ASCII letters (which SQL's lower() does not touch).
+    odd = {"k.py": file("\u212aelvin"), "s.py": file("cla\u017f\u017f"), "i.py": file("\u0130f")}
+    store.apply_batch(IndexBatch(files=odd))
+    assert store.files_containing(["k.py", "b.py"], "KELVIN", case_sensitive=False) == ["k.py"]
+    assert store.files_containing(["s.py", "b.py"], "class", case_sensitive=False) == ["s.py"]
+    assert store.files_containing(["i.py"], "IF", case_sensitive=False) == ["i.py"]
+    assert store.files_containing(["k.py"], "kelvin", case_sensitive=True) == []
+    # Text the stored form escapes (quotes, backslashes, tabs, non-ASCII) is not pre-searched.
+    for text in ('"transaction', "tab\there", "tab\\there", "café"):
+        assert store.files_containing(paths, text, case_sensitive=False) == paths
 
 
 def test_an_upsert_replaces_the_previous_value(store: AnyStore) -> None:

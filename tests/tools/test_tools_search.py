@@ -57,6 +57,21 @@ async def test_grep_search_regex_and_case(project: Project) -> None:
     assert not bad.success and "regular expression" in (bad.error or "")
 
 
+async def test_grep_search_finds_text_the_store_keeps_escaped(project: Project) -> None:
+    (project.root / "notes.txt").write_text(
+        'say "hi"\npath C:\\temp\ncolumns\ta\tb\nCafé Crème\n', encoding="utf-8"
+    )
+    project.indexer.update_paths(["notes.txt"], [])
+    for query, line in (('say "hi"', 1), ("C:\\temp", 2), ("columns\ta", 3), ("café crème", 4)):
+        result = await project.ok("grep_search", query=query)
+        assert [(m["path"], m["line"]) for m in project.data(result)["matches"]] == [
+            ("notes.txt", line)
+        ], query
+    total = len(project.indexer.store.file_hashes())
+    missing = await project.ok("grep_search", query="no such text anywhere")
+    assert f"in {total} file(s)" in missing.data  # files searched, not files pre-selected
+
+
 async def test_grep_search_caps_at_50_and_skips_secrets(project: Project) -> None:
     (project.root / "many.txt").write_text("needle\n" * 80)
     project.indexer.update_paths(["many.txt"], [])

@@ -10,7 +10,7 @@ Exceptions::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -89,6 +89,14 @@ class Store(Protocol):
     def get_files(self, paths: Iterable[str]) -> dict[str, FileData]: ...
     def file_hashes(self) -> dict[str, str]:
         """Every stored path with its content hash (what incremental re-index compares)."""
+        ...
+
+    def files_containing(
+        self, paths: Sequence[str], text: str, *, case_sensitive: bool
+    ) -> list[str]:
+        """The paths among ``paths`` (in their order) whose stored content *may* hold ``text``
+        (matched as ``re.escape(text)`` with ``re.IGNORECASE`` unless ``case_sensitive``): a
+        superset the caller still checks, found without decoding every record."""
         ...
 
     def get_ast(self, path: str) -> FileAST | None: ...

@@ -28,7 +28,7 @@ retrying when another writer got there first. Every redis-py exception leaves as
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import redis
@@ -68,7 +68,13 @@ from ipuaro.store.redis_indexes import (
     name_fields,
     owned,
 )
-from ipuaro.store.shared import REBUILD_HINT, encode_json, first_line, in_folder
+from ipuaro.store.shared import (
+    REBUILD_HINT,
+    encode_json,
+    first_line,
+    in_folder,
+    raw_text_search,
+)
 
 SESSIONS_LIST = "sessions:list"
 WATCH_RETRIES = 20
@@ -195,6 +201,18 @@ class RedisStore:
 
     def get_files(self, paths: Iterable[str]) -> dict[str, FileData]:
         return self._get_many(FileData, self._files, paths)
+
+    def files_containing(
+        self, paths: Sequence[str], text: str, *, case_sensitive: bool
+    ) -> list[str]:
+        search = raw_text_search(text, case_sensitive)
+        if search is None:
+            return list(paths)
+        wanted = list(dict.fromkeys(paths))
+        with self._guard(f"reading {self._files}"):
+            raws = self._hmget(self._client, self._files, wanted)
+        found = {path for path, raw in zip(wanted, raws, strict=True) if raw and search(raw)}
+        return [path for path in paths if path in found]
 
     def file_hashes(self) -> dict[str, str]:
         with self._guard("reading file hashes"):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,3 +54,36 @@ def path_range(folder: str) -> tuple[str, str, str]:
 def first_line(err: Exception) -> str:
     text = str(err)
     return text.splitlines()[0] if text else type(err).__name__
+
+
+def raw_text_search(text: str, case_sensitive: bool) -> Callable[[str], bool] | None:
+    """A test over a stored FileData JSON record that is true wherever the decoded lines hold
+    ``text`` (as ``re.escape(text)`` with ``re.IGNORECASE`` unless ``case_sensitive`` finds it),
+    or None when the record could hide it: JSON escapes quotes, backslashes and control
+    characters, and a writer may escape non-ASCII as ``\\uXXXX``. Printable ASCII is written as
+    it is, so the test misses nothing; it may also be true for field names or text across
+    lines (callers check the files it keeps)."""
+    if not text or not all(" " <= c <= "~" for c in text) or '"' in text or "\\" in text:
+        return None
+    if case_sensitive:
+        return lambda raw: text in raw
+    needle = text.lower()
+    # lower() maps the Kelvin sign to k, not these (see ``folds_to_ascii``).
+    odd = [c for c in folds_to_ascii(needle) if c != "\u212a"]
+    pattern = re.compile(re.escape(text), re.IGNORECASE)
+
+    def search(raw: str) -> bool:
+        if needle in raw.lower():
+            return True
+        return any(c in raw for c in odd) and pattern.search(raw) is not None
+
+    return search
+
+
+_FOLDS = {"i": ("\u0130", "\u0131"), "s": ("\u017f",), "k": ("\u212a",)}
+
+
+def folds_to_ascii(needle: str) -> list[str]:
+    """The non-ASCII characters ``re.IGNORECASE`` lets match a letter of ``needle`` (lower
+    case): dotted and dotless I, the long s and the Kelvin sign."""
+    return [c for letter, chars in _FOLDS.items() if letter in needle for c in chars]

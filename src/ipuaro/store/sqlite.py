@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,7 +41,14 @@ from ipuaro.store.protocol import (
     StoreError,
     UndoStackName,
 )
-from ipuaro.store.shared import REBUILD_HINT, encode_json, first_line, folder_of, path_range
+from ipuaro.store.shared import (
+    REBUILD_HINT,
+    encode_json,
+    first_line,
+    folder_of,
+    path_range,
+    raw_text_search,
+)
 from ipuaro.store.sqlite_rows import replace_contributions, unpack_positions
 from ipuaro.store.sqlite_schema import (
     create_row_indexes,
@@ -178,6 +185,20 @@ class SqliteStore:
 
     def get_files(self, paths: Iterable[str]) -> dict[str, FileData]:
         return self._get_many(FileData, "files", paths)
+
+    def files_containing(
+        self, paths: Sequence[str], text: str, *, case_sensitive: bool
+    ) -> list[str]:
+        search = raw_text_search(text, case_sensitive)
+        if search is None:
+            return list(paths)
+        # One pass over the raw records (SQL's instr/LIKE fold ASCII only, and a clause per
+        # Unicode case-fold costs a scan each: the test in Python is faster and exact).
+        wanted = set(paths)
+        with self._read("searching file contents") as conn:
+            rows = conn.execute("SELECT path, json FROM files")
+            found = {path for path, raw in rows if path in wanted and search(raw)}
+        return [path for path in paths if path in found]
 
     def file_hashes(self) -> dict[str, str]:
         with self._read("reading file hashes") as conn:

@@ -51,6 +51,11 @@ class GrepSearch(BaseTool):
                 "to search for the text literally."
             ) from None
         candidates = self._candidates(ctx, args)
+        searched = len(candidates)
+        if not args.regex:  # the store skips, without decoding them, records without the text
+            candidates = ctx.store.files_containing(
+                candidates, args.query, case_sensitive=args.case_sensitive
+            )
         matches: list[dict[str, object]] = []
         more = False
         for start in range(0, len(candidates), BATCH):
@@ -87,7 +92,7 @@ class GrepSearch(BaseTool):
             if more:
                 break
         return ToolOutcome.ok(
-            self._render(args, matches, more, len(candidates)),
+            self._render(args, matches, more, searched),
             data={"query": args.query, "matches": matches, "truncated": more},
         )
 
