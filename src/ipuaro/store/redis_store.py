@@ -71,9 +71,9 @@ from ipuaro.store.redis_indexes import (
 from ipuaro.store.shared import (
     REBUILD_HINT,
     encode_json,
+    files_containing,
     first_line,
     in_folder,
-    raw_text_search,
 )
 
 SESSIONS_LIST = "sessions:list"
@@ -205,14 +205,11 @@ class RedisStore:
     def files_containing(
         self, paths: Sequence[str], text: str, *, case_sensitive: bool
     ) -> list[str]:
-        search = raw_text_search(text, case_sensitive)
-        if search is None:
-            return list(paths)
-        wanted = list(dict.fromkeys(paths))
+        return files_containing(paths, text, case_sensitive, self._raw_files)
+
+    def _raw_files(self, paths: list[str]) -> Iterable[tuple[str, str | None]]:
         with self._guard(f"reading {self._files}"):
-            raws = self._hmget(self._client, self._files, wanted)
-        found = {path for path, raw in zip(wanted, raws, strict=True) if raw and search(raw)}
-        return [path for path in paths if path in found]
+            return zip(paths, self._hmget(self._client, self._files, paths), strict=True)
 
     def file_hashes(self) -> dict[str, str]:
         with self._guard("reading file hashes"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -54,6 +54,23 @@ def path_range(folder: str) -> tuple[str, str, str]:
 def first_line(err: Exception) -> str:
     text = str(err)
     return text.splitlines()[0] if text else type(err).__name__
+
+
+RawRecords = Callable[[list[str]], Iterable[tuple[str, str | None]]]
+"""Reads ``(path, stored JSON or None)`` for the given paths (every stored path may come)."""
+
+
+def files_containing(
+    paths: Sequence[str], text: str, case_sensitive: bool, records: RawRecords
+) -> list[str]:
+    """``Store.files_containing`` over any backend's raw records (see :func:`raw_text_search`)."""
+    search = raw_text_search(text, case_sensitive)
+    if search is None:
+        return list(paths)
+    wanted = list(dict.fromkeys(paths))
+    chosen = set(wanted)
+    found = {path for path, raw in records(wanted) if path in chosen and raw and search(raw)}
+    return [path for path in paths if path in found]
 
 
 def raw_text_search(text: str, case_sensitive: bool) -> Callable[[str], bool] | None:

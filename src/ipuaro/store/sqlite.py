@@ -44,10 +44,10 @@ from ipuaro.store.protocol import (
 from ipuaro.store.shared import (
     REBUILD_HINT,
     encode_json,
+    files_containing,
     first_line,
     folder_of,
     path_range,
-    raw_text_search,
 )
 from ipuaro.store.sqlite_rows import replace_contributions, unpack_positions
 from ipuaro.store.sqlite_schema import (
@@ -189,16 +189,13 @@ class SqliteStore:
     def files_containing(
         self, paths: Sequence[str], text: str, *, case_sensitive: bool
     ) -> list[str]:
-        search = raw_text_search(text, case_sensitive)
-        if search is None:
-            return list(paths)
-        # One pass over the raw records (SQL's instr/LIKE fold ASCII only, and a clause per
-        # Unicode case-fold costs a scan each: the test in Python is faster and exact).
-        wanted = set(paths)
+        return files_containing(paths, text, case_sensitive, self._raw_files)
+
+    def _raw_files(self, paths: list[str]) -> list[tuple[str, str | None]]:
+        # Every record in one pass: SQL's instr/LIKE fold ASCII only, and a clause per Unicode
+        # case-fold costs a scan each; the test in Python is faster and exact.
         with self._read("searching file contents") as conn:
-            rows = conn.execute("SELECT path, json FROM files")
-            found = {path for path, raw in rows if path in wanted and search(raw)}
-        return [path for path in paths if path in found]
+            return conn.execute("SELECT path, json FROM files").fetchall()
 
     def file_hashes(self) -> dict[str, str]:
         with self._read("reading file hashes") as conn:
