@@ -326,9 +326,25 @@ def test_a_full_index_defers_row_indexes_to_its_last_batch(tmp_path: Path) -> No
         "symbols_name",
         "symbols_path",
         "calls_callee",
-        "calls_caller",
         "calls_path",
     } <= _index_names(tmp_path / "p.db")
+
+
+def test_an_index_an_earlier_version_made_is_dropped_on_open(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "p.db", PROJECT)
+    store.apply_batch(IndexBatch(file_indexes={"a.py": file_indexes("a.py", ["alpha", "beta"])}))
+    store.close()
+    with sqlite3.connect(tmp_path / "p.db") as raw:
+        raw.execute("CREATE INDEX calls_caller ON calls (caller)")
+    raw.close()
+
+    store = SqliteStore(tmp_path / "p.db", PROJECT)
+    assert "calls_caller" not in _index_names(tmp_path / "p.db")
+    callers = {c.caller for c in store.find_calls()}
+    assert callers
+    for caller in callers:  # answered by a scan, as exactly as before
+        assert {c.caller for c in store.find_calls(caller=caller)} == {caller}
+    store.close()
 
 
 def test_a_store_with_ungrouped_reference_rows_is_emptied_for_a_full_index(
