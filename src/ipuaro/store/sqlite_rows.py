@@ -50,10 +50,13 @@ def replace_contributions(
         f"INSERT INTO temp.gone_ids SELECT id FROM indexed WHERE {_GONE_PATHS}"
     ).rowcount
     conn.execute("DELETE FROM indexed WHERE id IN (SELECT id FROM temp.gone_ids)")
-    file_ids = {
-        path: conn.execute("INSERT INTO indexed (path) VALUES (?)", (path,)).lastrowid
-        for path in added
-    }
+    # Ids numbered here in one statement (this transaction holds the write lock) instead of
+    # one INSERT per file for its lastrowid.
+    first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM indexed").fetchone()[0])
+    file_ids = {path: first + offset for offset, path in enumerate(added)}
+    conn.executemany(
+        "INSERT INTO indexed (id, path) VALUES (?, ?)", ((i, p) for p, i in file_ids.items())
+    )
     items = added.items()
     _replace_rows(
         conn,
