@@ -27,7 +27,6 @@ retrying when another writer got there first. Every redis-py exception leaves as
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -41,18 +40,14 @@ from ipuaro.domain import (
     FileIndexes,
     FileMeta,
     Reference,
-    Session,
     SymbolDef,
-    UndoEntry,
 )
 from ipuaro.store.protocol import (
     SCHEMA_VERSION,
     ConfigKey,
-    CorruptRecord,
     IndexBatch,
     SchemaMismatch,
     StoreError,
-    UndoStackName,
 )
 from ipuaro.store.redis_connect import Server, make_client
 from ipuaro.store.redis_indexes import (
@@ -68,15 +63,14 @@ from ipuaro.store.redis_indexes import (
     name_fields,
     owned,
 )
+from ipuaro.store.redis_sessions import RedisSessions, text_of
 from ipuaro.store.shared import (
     REBUILD_HINT,
     encode_json,
     files_containing,
-    first_line,
     in_folder,
 )
 
-SESSIONS_LIST = "sessions:list"
 WATCH_RETRIES = 20
 CHUNK = 2000
 """Fields per HSET/HMGET, so one command never carries hundreds of megabytes."""
@@ -85,7 +79,7 @@ CHUNK = 2000
 M = TypeVar("M", bound=BaseModel)
 
 
-class RedisStore:
+class RedisStore(RedisSessions):
     """The :class:`~ipuaro.store.protocol.Store` protocol on a Redis server (AOF expected)."""
 
     def __init__(
@@ -135,7 +129,7 @@ class RedisStore:
         with self._guard("checking the schema version"):
             self._client.hsetnx(self._config, "schema_version", str(SCHEMA_VERSION))
             stored = self._client.hget(self._config, "schema_version")
-        found = None if stored is None else _text(stored)
+        found = None if stored is None else text_of(stored)
         if found != str(SCHEMA_VERSION):
             raise SchemaMismatch(
                 f"{self.where}: project {self.project_name!r} holds store schema {found}, this "
@@ -146,33 +140,11 @@ class RedisStore:
         self._client.close()
 
     # --- plumbing -------------------------------------------------------------------------
-    def _corrupt(self, key: str, field: str, err: Exception) -> CorruptRecord:
-        fix = (
-            f"delete the session with `ipuaro sessions delete {key[8 : key.rindex(':')]}`"
-            if key.startswith("session:")
-            else REBUILD_HINT
-        )
-        return CorruptRecord(
-            f"{self.where}: {key} field {field!r} does not decode ({first_line(err)}); {fix}"
-        )
-
-    def _decode(self, model: type[M], text: str, key: str, field: str) -> M:
-        try:
-            return model.model_validate_json(text)
-        except ValueError as err:
-            raise self._corrupt(key, field, err) from err
-
-    def _loads(self, text: str, key: str, field: str) -> Any:
-        try:
-            return json.loads(text)
-        except ValueError as err:
-            raise self._corrupt(key, field, err) from err
-
     def _hmget(self, client: redis.Redis, key: str, fields: list[str]) -> list[str | None]:
         values: list[str | None] = []
         for start in range(0, len(fields), CHUNK):
             values += [
-                None if v is None else _text(v)
+                None if v is None else text_of(v)
                 for v in client.hmget(key, fields[start : start + CHUNK])
             ]
         return values
@@ -180,12 +152,14 @@ class RedisStore:
     def _get_one(self, model: type[M], key: str, path: str) -> M | None:
         with self._guard(f"reading {key}"):
             text = self._client.hget(key, path)
-        return None if text is None else self._decode(model, _text(text), key, path)
+        return None if text is None else self._decode(model, text_of(text), key, path)
 
     def _get_many(self, model: type[M], key: str, paths: Iterable[str] | None) -> dict[str, M]:
         with self._guard(f"reading {key}"):
             if paths is None:
-                pairs = sorted((_text(p), _text(t)) for p, t in self._client.hgetall(key).items())
+                pairs = sorted(
+                    (text_of(p), text_of(t)) for p, t in self._client.hgetall(key).items()
+                )
             else:
                 wanted = list(dict.fromkeys(paths))
                 pairs = [
@@ -214,7 +188,7 @@ class RedisStore:
     def file_hashes(self) -> dict[str, str]:
         with self._guard("reading file hashes"):
             text = self._client.hget(self._indexes, HASHES_FIELD)
-        hashes = {} if text is None else self._loads(_text(text), self._indexes, HASHES_FIELD)
+        hashes = {} if text is None else self._loads(text_of(text), self._indexes, HASHES_FIELD)
         if not isinstance(hashes, dict):
             raise self._corrupt(self._indexes, HASHES_FIELD, ValueError("not a path map"))
         return hashes
@@ -288,14 +262,14 @@ class RedisStore:
 
     def _listing(self, client: redis.Redis, listing: str) -> list[str]:
         text = client.hget(self._indexes, listing)
-        value = [] if text is None else self._loads(_text(text), self._indexes, listing)
+        value = [] if text is None else self._loads(text_of(text), self._indexes, listing)
         if not isinstance(value, list):
             raise self._corrupt(self._indexes, listing, ValueError("not a list of names"))
         return value
 
     def _merge_hashes(self, pipe: redis.Redis, batch: IndexBatch) -> str:
         text = pipe.hget(self._indexes, HASHES_FIELD)
-        hashes = {} if text is None else self._loads(_text(text), self._indexes, HASHES_FIELD)
+        hashes = {} if text is None else self._loads(text_of(text), self._indexes, HASHES_FIELD)
         if not isinstance(hashes, dict):
             raise self._corrupt(self._indexes, HASHES_FIELD, ValueError("not a path map"))
         for path in batch.deletes:
@@ -329,7 +303,7 @@ class RedisStore:
                 stored = self._client.hget(self._indexes, field)
             if stored is None:
                 return {}
-            text = _text(stored)
+            text = text_of(stored)
         value = self._loads(text, self._indexes, field)
         if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
             raise self._corrupt(self._indexes, field, ValueError("not a {path: [...]} object"))
@@ -372,7 +346,7 @@ class RedisStore:
             if callee is not None or caller is not None:
                 field = f"callee:{callee}" if callee is not None else f"caller:{caller}"
                 text = self._client.hget(self._indexes, field)
-                stored = [] if text is None else [(field, _text(text))]
+                stored = [] if text is None else [(field, text_of(text))]
             else:  # every call: the fields of every listed callee (whole-graph use only)
                 fields = [f"callee:{name}" for name in self._listing(self._client, CALLEES_FIELD)]
                 stored = [
@@ -400,110 +374,18 @@ class RedisStore:
     def get_project_index(self, name: str) -> Any | None:
         with self._guard("reading a project index"):
             text = self._client.hget(self._indexes, name)
-        return None if text is None else self._loads(_text(text), self._indexes, name)
+        return None if text is None else self._loads(text_of(text), self._indexes, name)
 
     # --- project config -------------------------------------------------------------------
     def get_config(self, key: ConfigKey) -> Any | None:
         with self._guard("reading project config"):
             text = self._client.hget(self._config, key)
-        return None if text is None else self._loads(_text(text), self._config, key)
+        return None if text is None else self._loads(text_of(text), self._config, key)
 
     def set_config(self, key: ConfigKey, value: Any) -> None:
         text = encode_json(value, f"config key {key!r}")
         with self._guard("writing project config"):
             self._client.hset(self._config, key, text)
-
-    # --- sessions -------------------------------------------------------------------------
-    def save_session(self, session: Session) -> None:
-        fields: dict[Any, str] = {
-            name: json.dumps(value, separators=(",", ":"))
-            for name, value in session.model_dump(mode="json", by_alias=True).items()
-        }
-        data = f"session:{session.id}:data"
-        with self._guard("saving a session"), self._client.pipeline(transaction=True) as pipe:
-            pipe.delete(data)
-            pipe.hset(data, mapping=fields)
-            # Most recently saved last, once: list_sessions is oldest first.
-            pipe.lrem(SESSIONS_LIST, 0, session.id)
-            pipe.rpush(SESSIONS_LIST, session.id)
-            pipe.execute()
-
-    def load_session(self, session_id: str) -> Session | None:
-        key = f"session:{session_id}:data"
-        with self._guard("loading a session"):
-            stored = self._client.hgetall(key)
-        if not stored:
-            return None
-        values = {_text(f): self._loads(_text(text), key, _text(f)) for f, text in stored.items()}
-        try:
-            return Session.model_validate(values)
-        except ValueError as err:
-            raise self._corrupt(key, "*", err) from err
-
-    def list_sessions(self) -> list[str]:
-        with self._guard("listing sessions"):
-            ids = [_text(i) for i in self._client.lrange(SESSIONS_LIST, 0, -1)]
-            with self._client.pipeline(transaction=False) as pipe:
-                for session_id in ids:
-                    pipe.hget(f"session:{session_id}:data", "projectName")
-                owners = pipe.execute()
-        mine = json.dumps(self.project_name)
-        return [i for i, owner in zip(ids, owners, strict=True) if owner == mine]
-
-    def delete_session(self, session_id: str) -> bool:
-        keys = [f"session:{session_id}:{part}" for part in ("data", "undo", "redo", "input")]
-        with self._guard("deleting a session"), self._client.pipeline(transaction=True) as pipe:
-            pipe.exists(keys[0])
-            pipe.delete(*keys)
-            pipe.lrem(SESSIONS_LIST, 0, session_id)
-            existed = pipe.execute()[0]
-        return bool(existed)
-
-    def push_undo(
-        self, session_id: str, entry: UndoEntry, limit: int, stack: UndoStackName = "undo"
-    ) -> None:
-        if limit < 1:
-            raise ValueError(f"undo limit must be at least 1, got {limit}")
-        key = f"session:{session_id}:{stack}"
-        with self._guard("pushing an undo entry"), self._client.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, entry.to_json())
-            pipe.ltrim(key, -limit, -1)
-            pipe.execute()
-
-    def pop_undo(self, session_id: str, stack: UndoStackName = "undo") -> UndoEntry | None:
-        key = f"session:{session_id}:{stack}"
-        with self._guard("popping an undo entry"):
-            text = self._client.rpop(key)  # no count: one value or None
-        if text is None or isinstance(text, list):
-            return None
-        return self._decode(UndoEntry, _text(text), key, "-1")
-
-    def list_undo(self, session_id: str, stack: UndoStackName = "undo") -> list[UndoEntry]:
-        key = f"session:{session_id}:{stack}"
-        with self._guard("listing undo entries"):
-            texts = self._client.lrange(key, 0, -1)
-        return [self._decode(UndoEntry, _text(t), key, str(i)) for i, t in enumerate(texts)]
-
-    def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
-        with self._guard("clearing undo entries"):
-            self._client.delete(f"session:{session_id}:{stack}")
-
-    def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
-        if limit < 1:
-            raise ValueError(f"input history limit must be at least 1, got {limit}")
-        key = f"session:{session_id}:input"
-        with self._guard("saving input history"), self._client.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, text)
-            pipe.ltrim(key, -limit, -1)
-            pipe.execute()
-
-    def get_input_history(self, session_id: str) -> list[str]:
-        with self._guard("reading input history"):
-            return [_text(t) for t in self._client.lrange(f"session:{session_id}:input", 0, -1)]
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _hset(pipe: redis.Redis, key: str, mapping: dict[str, str]) -> None:

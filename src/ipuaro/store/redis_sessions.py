@@ -1,0 +1,146 @@
+"""Sessions, undo/redo stacks and input history in Redis, and the record decoding the whole
+store shares. Keys are described in :mod:`ipuaro.store.redis_store`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
+
+import redis
+from pydantic import BaseModel
+
+from ipuaro.domain import Session, UndoEntry
+from ipuaro.store.protocol import CorruptRecord, UndoStackName
+from ipuaro.store.shared import REBUILD_HINT, first_line
+
+SESSIONS_LIST = "sessions:list"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def text_of(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisSessions:
+    """The session half of :class:`~ipuaro.store.redis_store.RedisStore` (which sets these)."""
+
+    project_name: str
+    where: str
+    _client: redis.Redis
+    _guard: Callable[[str], AbstractContextManager[None]]
+
+    # --- decoding stored records -----------------------------------------------------------
+    def _corrupt(self, key: str, field: str, err: Exception) -> CorruptRecord:
+        fix = (
+            f"delete the session with `ipuaro sessions delete {key[8 : key.rindex(':')]}`"
+            if key.startswith("session:")
+            else REBUILD_HINT
+        )
+        return CorruptRecord(
+            f"{self.where}: {key} field {field!r} does not decode ({first_line(err)}); {fix}"
+        )
+
+    def _decode(self, model: type[M], text: str, key: str, field: str) -> M:
+        try:
+            return model.model_validate_json(text)
+        except ValueError as err:
+            raise self._corrupt(key, field, err) from err
+
+    def _loads(self, text: str, key: str, field: str) -> Any:
+        try:
+            return json.loads(text)
+        except ValueError as err:
+            raise self._corrupt(key, field, err) from err
+
+    # --- sessions -------------------------------------------------------------------------
+    def save_session(self, session: Session) -> None:
+        fields: dict[Any, str] = {
+            name: json.dumps(value, separators=(",", ":"))
+            for name, value in session.model_dump(mode="json", by_alias=True).items()
+        }
+        data = f"session:{session.id}:data"
+        with self._guard("saving a session"), self._client.pipeline(transaction=True) as pipe:
+            pipe.delete(data)
+            pipe.hset(data, mapping=fields)
+            # Most recently saved last, once: list_sessions is oldest first.
+            pipe.lrem(SESSIONS_LIST, 0, session.id)
+            pipe.rpush(SESSIONS_LIST, session.id)
+            pipe.execute()
+
+    def load_session(self, session_id: str) -> Session | None:
+        key = f"session:{session_id}:data"
+        with self._guard("loading a session"):
+            stored = self._client.hgetall(key)
+        if not stored:
+            return None
+        values = {
+            text_of(f): self._loads(text_of(text), key, text_of(f)) for f, text in stored.items()
+        }
+        try:
+            return Session.model_validate(values)
+        except ValueError as err:
+            raise self._corrupt(key, "*", err) from err
+
+    def list_sessions(self) -> list[str]:
+        with self._guard("listing sessions"):
+            ids = [text_of(i) for i in self._client.lrange(SESSIONS_LIST, 0, -1)]
+            with self._client.pipeline(transaction=False) as pipe:
+                for session_id in ids:
+                    pipe.hget(f"session:{session_id}:data", "projectName")
+                owners = pipe.execute()
+        mine = json.dumps(self.project_name)
+        return [i for i, owner in zip(ids, owners, strict=True) if owner == mine]
+
+    def delete_session(self, session_id: str) -> bool:
+        keys = [f"session:{session_id}:{part}" for part in ("data", "undo", "redo", "input")]
+        with self._guard("deleting a session"), self._client.pipeline(transaction=True) as pipe:
+            pipe.exists(keys[0])
+            pipe.delete(*keys)
+            pipe.lrem(SESSIONS_LIST, 0, session_id)
+            existed = pipe.execute()[0]
+        return bool(existed)
+
+    def push_undo(
+        self, session_id: str, entry: UndoEntry, limit: int, stack: UndoStackName = "undo"
+    ) -> None:
+        if limit < 1:
+            raise ValueError(f"undo limit must be at least 1, got {limit}")
+        key = f"session:{session_id}:{stack}"
+        with self._guard("pushing an undo entry"), self._client.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, entry.to_json())
+            pipe.ltrim(key, -limit, -1)
+            pipe.execute()
+
+    def pop_undo(self, session_id: str, stack: UndoStackName = "undo") -> UndoEntry | None:
+        key = f"session:{session_id}:{stack}"
+        with self._guard("popping an undo entry"):
+            text = self._client.rpop(key)  # no count: one value or None
+        if text is None or isinstance(text, list):
+            return None
+        return self._decode(UndoEntry, text_of(text), key, "-1")
+
+    def list_undo(self, session_id: str, stack: UndoStackName = "undo") -> list[UndoEntry]:
+        key = f"session:{session_id}:{stack}"
+        with self._guard("listing undo entries"):
+            texts = self._client.lrange(key, 0, -1)
+        return [self._decode(UndoEntry, text_of(t), key, str(i)) for i, t in enumerate(texts)]
+
+    def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
+        with self._guard("clearing undo entries"):
+            self._client.delete(f"session:{session_id}:{stack}")
+
+    def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
+        if limit < 1:
+            raise ValueError(f"input history limit must be at least 1, got {limit}")
+        key = f"session:{session_id}:input"
+        with self._guard("saving input history"), self._client.pipeline(transaction=True) as pipe:
+            pipe.rpush(key, text)
+            pipe.ltrim(key, -limit, -1)
+            pipe.execute()
+
+    def get_input_history(self, session_id: str) -> list[str]:
+        with self._guard("reading input history"):
+            return [text_of(t) for t in self._client.lrange(f"session:{session_id}:input", 0, -1)]
