@@ -68,8 +68,8 @@ class OtherFile:
     @property
     def data(self) -> FileData:
         if self._data is None:
+            self._loc = self.loc  # counted before the text goes
             self._data = file_data(self.outcome)
-            _ = self.loc
             self.outcome.text = None  # the record holds the lines now; keep one copy
         return self._data
 
