@@ -85,8 +85,8 @@ def raw_text_search(text: str, case_sensitive: bool) -> Callable[[str], bool] | 
     if case_sensitive:
         return lambda raw: text in raw
     needle = text.lower()
-    # lower() maps the Kelvin sign to k, not these (see ``folds_to_ascii``).
-    odd = [c for c in folds_to_ascii(needle) if c != "\u212a"]
+    # re.IGNORECASE also lets İ and ı match i, ſ match s (and K match k, which lower() does too).
+    odd = [c for letter, chars in _FOLDS.items() if letter in needle for c in chars]
     pattern = re.compile(re.escape(text), re.IGNORECASE)
 
     def search(raw: str) -> bool:
@@ -97,10 +97,4 @@ def raw_text_search(text: str, case_sensitive: bool) -> Callable[[str], bool] | 
     return search
 
 
-_FOLDS = {"i": ("\u0130", "\u0131"), "s": ("\u017f",), "k": ("\u212a",)}
-
-
-def folds_to_ascii(needle: str) -> list[str]:
-    """The non-ASCII characters ``re.IGNORECASE`` lets match a letter of ``needle`` (lower
-    case): dotted and dotless I, the long s and the Kelvin sign."""
-    return [c for letter, chars in _FOLDS.items() if letter in needle for c in chars]
+_FOLDS = {"i": ("\u0130", "\u0131"), "s": ("\u017f",)}
