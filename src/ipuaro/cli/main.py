@@ -54,6 +54,11 @@ COMMANDS: dict[str, CommandSpec] = {
     "init": CommandSpec(
         "ipuaro.cli.init_cmd:command", "Write .ipuaro.json with the default settings.", "init"
     ),
+    "acp": CommandSpec(
+        "ipuaro.cli.acp_cmd:command",
+        "Serve the Agent Client Protocol on stdin/stdout (Zed and other editors).",
+        "the ACP server",
+    ),
     "doctor": CommandSpec(
         "ipuaro.cli.doctor_cmd:command",
         "Check Python, store, grammars, model server and model.",

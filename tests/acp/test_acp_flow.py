@@ -1,0 +1,164 @@
+"""The editor's view: prompt → streamed chunks → a read reported → an edit asking permission
+with its diff → allowed → the file changed; a rejected edit leaves the file alone; cancel ends
+the turn within a second; a stored session comes back with session/load."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from acp import text_block
+from acp.schema import FileEditToolCallContent, UserMessageChunk
+
+from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
+from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall
+
+ROUND_DOWN = "    return amount * rate_percent // 100"
+ROUND_HALF_UP = "    return (amount * rate_percent + 50) // 100"
+NEGATIVE = '        raise ValueError("a discount cannot be negative")'
+NEGATIVE_NEW = '        raise ValueError(f"negative discount: {percent}")'
+
+
+def tool(name: str, **arguments: object) -> StubToolCall:
+    return StubToolCall(name=name, arguments=dict(arguments))
+
+
+def edit_script(server: ModelStubServer, old: str, new: str, answer: str) -> None:
+    server.enqueue(
+        ScriptedReply(
+            text="Let me look at the pricing rules first.",
+            chunks=5,
+            tool_calls=[tool("get_lines", path="shop/pricing.py")],
+        ),
+        ScriptedReply(tool_calls=[tool("replace", path="shop/pricing.py", old=old, new=new)]),
+        ScriptedReply(text=answer, chunks=3),
+    )
+
+
+async def test_prompt_streams_reads_and_asks_before_an_edit(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    pricing = project / "shop" / "pricing.py"
+    original = pricing.read_text()
+    client = RecordingClient(answer="apply")
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        assert "Indexed" in client.text()  # the project was indexed first, and said so
+        client.clear()
+
+        edit_script(model_server, ROUND_DOWN, ROUND_HALF_UP, "Tax now rounds half up.")
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("round the tax")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        text = client.text()
+        assert "Let me look at the pricing rules first." in text
+        assert text.endswith("Tax now rounds half up.")
+        assert len(client.of_type_chunks()) >= 5  # streamed, not one block
+
+        starts = client.tool_starts()
+        assert [(s.kind, s.status) for s in starts] == [("read", "in_progress"), ("edit", "in_progress")]
+        read, edit = starts
+        assert read.locations and read.locations[0].path == str(pricing)
+        ends = {u.tool_call_id: u for u in client.tool_updates() if u.status}
+        assert ends[read.tool_call_id].status == "completed"
+        assert ends[edit.tool_call_id].status == "completed"
+
+        [asked] = client.permissions
+        assert asked.tool_call.tool_call_id == edit.tool_call_id
+        assert {o.option_id for o in asked.options} >= {"apply", "reject"}
+        [diff] = [c for c in asked.tool_call.content or [] if isinstance(c, FileEditToolCallContent)]
+        assert diff.path == str(pricing)
+        assert diff.old_text == original and ROUND_HALF_UP in diff.new_text
+        assert pricing.read_text() == original.replace(ROUND_DOWN, ROUND_HALF_UP)
+
+        # The second prompt's edit is rejected: the file stays as it is.
+        client.clear()
+        client.answer = "reject"
+        before = pricing.read_text()
+        edit_script(model_server, NEGATIVE, NEGATIVE_NEW, "Left it as it was.")
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("reword the error")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        assert len(client.permissions) == 1
+        assert pricing.read_text() == before
+        edit = client.tool_starts()[1]
+        ends = {u.tool_call_id: u for u in client.tool_updates() if u.status}
+        assert ends[edit.tool_call_id].status == "failed"
+
+
+async def test_cancel_during_streaming_ends_the_turn_within_a_second(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    client = RecordingClient()
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        client.clear()
+        model_server.enqueue(
+            ScriptedReply(text="word " * 200, chunks=200, chunk_delay=0.05),
+            ScriptedReply(text="Still here."),
+        )
+        streaming = asyncio.Event()
+        client.on_update = lambda update: streaming.set()
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("explain everything")])
+        )
+        await asyncio.wait_for(streaming.wait(), TIMEOUT)
+        started = time.monotonic()
+        await conn.cancel(session_id=session.session_id)
+        response = await asyncio.wait_for(turn, TIMEOUT)
+        latency = time.monotonic() - started
+        print(f"cancel → stop reason in {latency * 1000:.0f} ms")
+        assert response.stop_reason == "cancelled"
+        assert latency < 1.0
+        assert len(client.text()) < len("word " * 200)  # it stopped mid-stream
+
+        # The session goes on after a cancel.
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("short, please")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        assert client.text().endswith("Still here.")
+
+
+async def test_session_load_restores_a_stored_session(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = acp_env(tmp_path, model_server)
+    client = RecordingClient(answer="apply")
+    async with acp_agent(client, env, project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        edit_script(model_server, ROUND_DOWN, ROUND_HALF_UP, "Tax now rounds half up.")
+        await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("round the tax")]),
+            TIMEOUT,
+        )
+
+    # A new process, a new client: the stored session comes back as updates.
+    later = RecordingClient()
+    async with acp_agent(later, env, project) as conn:
+        await asyncio.wait_for(
+            conn.load_session(cwd=str(project), session_id=session.session_id), TIMEOUT
+        )
+        [user] = later.of(UserMessageChunk)
+        assert user.content.text == "round the tax"
+        assert "Tax now rounds half up." in later.text()
+        assert [(s.kind, s.title) for s in later.tool_starts()] == [
+            ("read", "get_lines"),
+            ("edit", "replace"),
+        ]
+        assert {u.status for u in later.tool_updates()} == {"completed"}
+
+        model_server.enqueue(ScriptedReply(text="It rounds half up now."))
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("and now?")]), TIMEOUT
+        )
+        assert response.stop_reason == "end_turn"
+        # The model saw the loaded history: the earlier request is in what it was sent.
+        last = model_server.chat_requests()[-1]
+        assert any("round the tax" in str(m.get("content")) for m in last["messages"])
