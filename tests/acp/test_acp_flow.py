@@ -59,7 +59,10 @@ async def test_prompt_streams_reads_and_asks_before_an_edit(
         assert len(client.of_type_chunks()) >= 5  # streamed, not one block
 
         starts = client.tool_starts()
-        assert [(s.kind, s.status) for s in starts] == [("read", "in_progress"), ("edit", "in_progress")]
+        assert [(s.kind, s.status) for s in starts] == [
+            ("read", "in_progress"),
+            ("edit", "in_progress"),
+        ]
         read, edit = starts
         assert read.locations and read.locations[0].path == str(pricing)
         ends = {u.tool_call_id: u for u in client.tool_updates() if u.status}
@@ -69,7 +72,9 @@ async def test_prompt_streams_reads_and_asks_before_an_edit(
         [asked] = client.permissions
         assert asked.tool_call.tool_call_id == edit.tool_call_id
         assert {o.option_id for o in asked.options} >= {"apply", "reject"}
-        [diff] = [c for c in asked.tool_call.content or [] if isinstance(c, FileEditToolCallContent)]
+        [diff] = [
+            c for c in asked.tool_call.content or [] if isinstance(c, FileEditToolCallContent)
+        ]
         assert diff.path == str(pricing)
         assert diff.old_text == original and ROUND_HALF_UP in diff.new_text
         assert pricing.read_text() == original.replace(ROUND_DOWN, ROUND_HALF_UP)

@@ -34,7 +34,7 @@ from acp.schema import (
 )
 
 from ipuaro import __version__
-from ipuaro.acp.channel import open_streams
+from ipuaro.acp.channel import open_transport
 from ipuaro.acp.mapping import STOP_REASONS, replay
 from ipuaro.acp.project import ProjectError, index_project, open_project
 from ipuaro.acp.session import AcpDecisions, AcpSession
@@ -236,11 +236,11 @@ async def serve(
     out: BinaryIO, overrides: Mapping[str, Any] | None = None, config_file: Path | None = None
 ) -> None:
     """Answer ACP on stdin / ``out`` until the client closes stdin."""
-    reader, writer = await open_streams(out)
+    transport = await open_transport(out)
     agent = IpuaroAcpAgent(overrides, config_file)
     try:
         # The SDK routes each method by attribute: the ones ipuaro does not offer (modes,
         # authentication, forks) answer "method not found", so a partial Agent is what it wants.
-        await run_agent(cast(Agent, agent), writer, reader)
+        await run_agent(cast(Agent, agent), transport)
     finally:
         await agent.aclose()
