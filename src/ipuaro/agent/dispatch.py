@@ -22,6 +22,7 @@ from ipuaro.agent.events import (
     AgentError,
     AgentEvent,
     AgentHandlers,
+    ConflictChoice,
     ErrorChoice,
     ErrorKind,
     ErrorRaised,
@@ -29,8 +30,9 @@ from ipuaro.agent.events import (
     ToolCallStart,
 )
 from ipuaro.domain import ToolCall, ToolResult
+from ipuaro.domain.edits import Conflict
 from ipuaro.tools.arguments import PATH_ALIASES
-from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolOutcome
+from ipuaro.tools.base import Tool, ToolContext, ToolOutcome
 
 NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
 """Tools that are not read-only but do not edit files (no "changed paths", no edit stats)."""
@@ -223,9 +225,11 @@ class Dispatcher:
         return await self.handlers.on_error(error, choices)
 
     async def _resolve_conflict(self, conflict: Conflict) -> ToolOutcome:
-        choices = ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
+        choices: tuple[ConflictChoice, ...] = (
+            ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
+        )
         self.emit(ErrorRaised(AgentError("conflict", conflict.message), choices))
-        choice = await self.handlers.on_conflict(conflict.path, conflict.description)
+        choice = await self.handlers.on_conflict(conflict.path, conflict.description, choices)
         if choice == "apply":
             return await self.tools.apply_conflict(conflict, self.ctx)
         if choice == "skip":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ipuaro.cli.checks import (
+from ipuaro.core.checks import (
     CheckResult,
     check_grammars,
     check_model_server,

@@ -25,9 +25,10 @@ from ipuaro.cli.common import fail, load_project
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.domain.edits import ConfirmChoice, ConfirmDecision, ConfirmRequest
     from ipuaro.index.indexer import Indexer
     from ipuaro.store.protocol import Store
-    from ipuaro.tools.base import ConfirmChoice, ConfirmDecision, ConfirmRequest, Tool
+    from ipuaro.tools.base import Tool
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from ipuaro.agent.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
 from ipuaro.tui.formatting import stats_line
 from ipuaro.tui.screens.dialogs import ChoiceDialog
 from ipuaro.tui.widgets.diffview import ConfirmPanel
