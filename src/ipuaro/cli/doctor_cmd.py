@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ipuaro.cli.common import EXIT_USAGE, load_project
 from ipuaro.core.checks import (
     CheckResult,
     check_grammars,
@@ -14,7 +15,6 @@ from ipuaro.core.checks import (
     check_python,
     check_store,
 )
-from ipuaro.cli.common import EXIT_USAGE, load_project
 
 
 @click.command("doctor")

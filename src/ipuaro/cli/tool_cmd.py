@@ -190,20 +190,18 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
         result = asyncio.run(registry.call(name, arguments, ctx, call_id="cli"))
     finally:
         store.close()
-    refused_unasked = (
-        not result.success and confirm is None and bool((result.details or {}).get("refused"))
-    )
+    refused_unasked = not result.success and confirm is None and result.refused
     if refused_unasked and result.error:
-        result.error = _with_yes_hint(result.error, result.details or {})
+        result.error = _with_yes_hint(result.error, result.diff is not None)
     click.echo(result.model_dump_json(by_alias=True, indent=2))
     if result.success:
         return
     sys.exit(EXIT_REFUSED if refused_unasked else EXIT_TOOL_ERROR)
 
 
-def _with_yes_hint(error: str, details: dict[str, Any]) -> str:
+def _with_yes_hint(error: str, has_diff: bool) -> str:
     """Name the flag that lifts a refusal made only because no terminal could ask."""
-    if details.get("diff"):
+    if has_diff:
         return f"{error}; rerun with --yes to apply it (the diff is in details.diff)"
     if "nobody can be asked" in error:
         return f"{error.rstrip('.')}; or rerun with --yes to allow it"

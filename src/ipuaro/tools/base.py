@@ -68,25 +68,46 @@ class ToolOutcome:
     """Structured result (occurrences, matches…) for programs and ``ipuaro tool``."""
     error: str | None = None
     details: dict[str, Any] | None = None
-    """For the UI only: a diff, a tree."""
+    """Extra output for programs (``ipuaro tool`` JSON: a tree, the edit's files); no layer
+    reads it for the typed fields below."""
     conflict: Conflict | None = None
     refused: bool = False
     """The user (or the policy) said no; not a mistake the model can fix by retrying."""
     error_kind: Literal["store", "file", "command"] | None = None
     """Set when the failure is the environment's (a row of the agent's error matrix: the user
     picks retry / skip / abort), not the model's to fix."""
+    diff: str | None = None
+    """The unified diff of the change this call made (or proposed, when it was refused)."""
+    changed: list[str] = field(default_factory=list)
+    """Project paths this call wrote (empty unless an edit was applied)."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the call was refused, or None when it was not."""
+        return (self.error or self.content) if self.refused else None
 
     @classmethod
     def ok(
-        cls, content: str, data: Any = None, details: dict[str, Any] | None = None
+        cls,
+        content: str,
+        data: Any = None,
+        details: dict[str, Any] | None = None,
+        *,
+        diff: str | None = None,
+        changed: list[str] | None = None,
     ) -> ToolOutcome:
-        return cls(True, content, data=data, details=details)
+        return cls(True, content, data=data, details=details, diff=diff, changed=changed or [])
 
     @classmethod
     def fail(
-        cls, error: str, *, refused: bool = False, details: dict[str, Any] | None = None
+        cls,
+        error: str,
+        *,
+        refused: bool = False,
+        details: dict[str, Any] | None = None,
+        diff: str | None = None,
     ) -> ToolOutcome:
-        return cls(False, error, error=error, refused=refused, details=details)
+        return cls(False, error, error=error, refused=refused, details=details, diff=diff)
 
 
 class ToolError(Exception):

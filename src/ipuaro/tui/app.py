@@ -45,8 +45,8 @@ from ipuaro.tui.widgets.prompt import PromptInput
 from ipuaro.tui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
-    from ipuaro.core.wiring import AppContext
     from ipuaro.config.schema import Config
+    from ipuaro.core.wiring import AppContext
     from ipuaro.tui.command_runner import CommandRunner
     from ipuaro.tui.session_start import SessionStarter
 

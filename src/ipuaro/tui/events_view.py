@@ -49,7 +49,7 @@ END_NOTES = {
 def tool_state(result: ToolResult) -> ToolState:
     if result.success:
         return "ok"
-    if result.details and result.details.get("refused"):
+    if result.refused:
         return "refused"
     return "failed"
 
