@@ -173,14 +173,14 @@ class Timeline:
 async def turn_overhead(root: Path, turns: int) -> dict[str, Any]:
     from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall
 
-    from ipuaro.app import build_app
+    from ipuaro.core.wiring import build_app
     from ipuaro.config.loader import load_config
 
     class Handlers:
         async def on_error(self, error: Any, choices: Any) -> str:
             return "skip"
 
-        async def on_conflict(self, path: str, description: str) -> str:
+        async def on_conflict(self, path: str, description: str, choices: object = ()) -> str:
             return "skip"
 
         async def on_loop(self, tool_name: str, repeats: int) -> str:

@@ -87,7 +87,9 @@ class HeadlessHandlers:
                 return "abort"
         return choice
 
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
+    async def on_conflict(
+        self, path: str, description: str, choices: tuple[ConflictChoice, ...] = ()
+    ) -> ConflictChoice:
         # Applying onto a changed file is what --auto-apply asked for; without it, nobody agreed.
         return "apply" if self.auto_apply else "skip"
 
@@ -273,7 +275,7 @@ async def run_headless(
     err: TextIO | None = None,
 ) -> int:
     from ipuaro.agent.sessions import SessionNotFound
-    from ipuaro.app import build_app
+    from ipuaro.core.wiring import build_app
     from ipuaro.llm.errors import ModelError
     from ipuaro.llm.factory import create_client
     from ipuaro.store.protocol import StoreError

@@ -21,7 +21,7 @@ from ipuaro.agent.events import (
     ErrorChoice,
     LoopChoice,
 )
-from ipuaro.app import AppContext, build_app
+from ipuaro.core.wiring import AppContext, build_app
 from ipuaro.config.loader import load_config
 from ipuaro.llm.tokens import estimate_tokens
 from ipuaro.tools.base import ConfirmChoice, ConfirmRequest
@@ -157,7 +157,9 @@ class RecordingHandlers:
         self.errors.append((error.kind, error.message))
         return self.error_choice
 
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
+    async def on_conflict(
+        self, path: str, description: str, choices: tuple[ConflictChoice, ...] = ()
+    ) -> ConflictChoice:
         self.conflicts.append(path)
         return self.conflict_choice
 

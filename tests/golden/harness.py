@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ipuaro.agent.events import AgentEvent, ConflictChoice, ErrorChoice, LoopChoice
-from ipuaro.app import build_app
+from ipuaro.core.wiring import build_app
 from ipuaro.config.loader import load_config
 from ipuaro.headless import to_jsonable
 from ipuaro.trace.replay import (
@@ -33,7 +33,9 @@ class PolicyHandlers:
     async def on_error(self, error: Any, choices: tuple[ErrorChoice, ...]) -> ErrorChoice:
         return "abort"
 
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
+    async def on_conflict(
+        self, path: str, description: str, choices: tuple[ConflictChoice, ...] = ()
+    ) -> ConflictChoice:
         return "skip"
 
     async def on_loop(self, tool_name: str, repeats: int) -> LoopChoice:

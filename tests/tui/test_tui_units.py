@@ -12,10 +12,10 @@ from ipuaro.domain import FileData, SymbolDef
 from ipuaro.store.protocol import IndexBatch
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import FileChange
-from ipuaro.tui.commands import CommandError, is_command, parse_command
+from ipuaro.core.commands import CommandError, is_command, parse_command
 from ipuaro.tui.completion import complete, word_before
 from ipuaro.tui.diff_render import DARK, changed_spans, compute_file_diff, render_file_diff
-from ipuaro.tui.evaluation import (
+from ipuaro.core.evaluation import (
     PathCitation,
     check_path,
     check_symbol,

@@ -18,8 +18,9 @@ from ipuaro.agent.events import AgentError, EndReason, ErrorChoice
 from ipuaro.agent.history import close_dangling, summary_message, tool_message, user_message
 from ipuaro.agent.stats import RequestStats
 from ipuaro.domain import ChatMessage, Session
+from ipuaro.domain.edits import ReadTracker
 from ipuaro.store.protocol import StoreError
-from ipuaro.tools.base import ReadTracker, ToolContext
+from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.agent.context import ContextManager

@@ -22,6 +22,7 @@ from ipuaro.agent.events import (
     AgentError,
     AgentEvent,
     AgentHandlers,
+    ConflictChoice,
     ErrorChoice,
     ErrorKind,
     ErrorRaised,
@@ -29,8 +30,8 @@ from ipuaro.agent.events import (
     ToolCallStart,
 )
 from ipuaro.domain import ToolCall, ToolResult
-from ipuaro.tools.arguments import PATH_ALIASES
-from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolOutcome
+from ipuaro.domain.edits import Conflict
+from ipuaro.tools.base import Tool, ToolContext, ToolOutcome
 
 NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
 """Tools that are not read-only but do not edit files (no "changed paths", no edit stats)."""
@@ -223,9 +224,11 @@ class Dispatcher:
         return await self.handlers.on_error(error, choices)
 
     async def _resolve_conflict(self, conflict: Conflict) -> ToolOutcome:
-        choices = ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
+        choices: tuple[ConflictChoice, ...] = (
+            ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
+        )
         self.emit(ErrorRaised(AgentError("conflict", conflict.message), choices))
-        choice = await self.handlers.on_conflict(conflict.path, conflict.description)
+        choice = await self.handlers.on_conflict(conflict.path, conflict.description, choices)
         if choice == "apply":
             return await self.tools.apply_conflict(conflict, self.ctx)
         if choice == "skip":
@@ -242,13 +245,14 @@ class Dispatcher:
     def _record(self, call: ToolCall, outcome: ToolOutcome, duration: float) -> CallRecord:
         from ipuaro.tools.registry import to_result
 
-        result = to_result(outcome, call.id)
         content, truncated = self.cap(outcome.content if outcome.success else _error_text(outcome))
+        result = to_result(outcome, call.id)
+        result.truncated = truncated
         tool = self.tools.get(call.name)
         edit = tool is not None and not tool.read_only and tool.name not in NOT_EDITS
         changed: list[str] = []
         if edit and outcome.success:
-            changed = _changed_paths(call, outcome)
+            changed = list(outcome.changed)
         return CallRecord(
             call=call,
             result=result,
@@ -264,42 +268,6 @@ class Dispatcher:
 def _error_text(outcome: ToolOutcome) -> str:
     text = outcome.error or outcome.content or "the tool failed without a message"
     return text if text.lower().startswith(("error", "refused")) else f"Error: {text}"
-
-
-def _changed_paths(call: ToolCall, outcome: ToolOutcome) -> list[str]:
-    """The project paths an edit changed: the edit engine's own list first (normalised,
-    whatever argument name the model used), then the UI details, then the call's path
-    argument under any of its accepted names (``target_file``, ``file_path``…)."""
-    data = outcome.data if isinstance(outcome.data, dict) else {}
-    found = _path_list(data.get("paths"))
-    if found:
-        return found
-    details = outcome.details or {}
-    for key in ("paths", "files"):
-        found = _path_list(details.get(key))
-        if found:
-            return found
-    path = details.get("path")
-    if isinstance(path, str) and path:
-        return [path]
-    for key in PATH_ALIASES:
-        value = call.parameters.get(key)
-        if isinstance(value, str) and value:
-            return [value]
-    return []
-
-
-def _path_list(value: Any) -> list[str]:
-    """``["a.py"]`` or ``[{"path": "a.py", ...}]`` (the edit tools' ``files`` detail)."""
-    if not isinstance(value, list):
-        return []
-    paths: list[str] = []
-    for item in value:
-        if isinstance(item, dict):
-            item = item.get("path")
-        if isinstance(item, str) and item:
-            paths.append(item)
-    return paths
 
 
 class _Cancelled(Exception):

@@ -162,15 +162,19 @@ class AgentHandlers(Protocol):
     """What the agent asks the user. The TUI answers with dialogs; headless answers by flags.
 
     Confirmation of edits, commands and secret reads is not here: it is the tools'
-    ``ConfirmCallback`` (``ipuaro.tools.base``), passed in the ``ToolContext``.
+    ``ConfirmCallback`` (``ipuaro.domain.edits``), passed in the ``ToolContext``. Front ends
+    answer both through ``ipuaro.core.decisions``.
     """
 
     async def on_error(self, error: AgentError, choices: tuple[ErrorChoice, ...]) -> ErrorChoice:
         """Retry / skip / abort for a failed step."""
         ...
 
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
-        """The file changed since the model read it: apply anyway / skip / regenerate."""
+    async def on_conflict(
+        self, path: str, description: str, choices: tuple[ConflictChoice, ...]
+    ) -> ConflictChoice:
+        """The file changed since the model read it: apply anyway / skip / regenerate
+        (``apply`` only among ``choices`` when the edit can be moved onto the new file)."""
         ...
 
     async def on_loop(self, tool_name: str, repeats: int) -> LoopChoice:

@@ -50,16 +50,11 @@ from ipuaro.agent.stats import RequestStats, turn_stats
 from ipuaro.agent.streamfilter import MarkupFilter
 from ipuaro.agent.turn import TurnResult, stream_turn
 from ipuaro.domain import Session, ToolCall, ToolResult
+from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ModelClient, ToolSpec
 from ipuaro.llm.toolcalls import ParsedReply, parse_reply
-from ipuaro.tools.base import (
-    ConfirmCallback,
-    ConfirmChoice,
-    ConfirmDecision,
-    ConfirmRequest,
-    ToolContext,
-)
+from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.agent.compactor import Compactor

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from ipuaro.cli.checks import (
+from ipuaro.cli.common import EXIT_USAGE, load_project
+from ipuaro.core.checks import (
     CheckResult,
     check_grammars,
     check_model_server,
     check_python,
     check_store,
 )
-from ipuaro.cli.common import EXIT_USAGE, load_project
 
 
 @click.command("doctor")

@@ -25,9 +25,10 @@ from ipuaro.cli.common import fail, load_project
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.domain.edits import ConfirmChoice, ConfirmDecision, ConfirmRequest
     from ipuaro.index.indexer import Indexer
     from ipuaro.store.protocol import Store
-    from ipuaro.tools.base import ConfirmChoice, ConfirmDecision, ConfirmRequest, Tool
+    from ipuaro.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -189,20 +190,18 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
         result = asyncio.run(registry.call(name, arguments, ctx, call_id="cli"))
     finally:
         store.close()
-    refused_unasked = (
-        not result.success and confirm is None and bool((result.details or {}).get("refused"))
-    )
+    refused_unasked = not result.success and confirm is None and result.refused
     if refused_unasked and result.error:
-        result.error = _with_yes_hint(result.error, result.details or {})
+        result.error = _with_yes_hint(result.error, result.diff is not None)
     click.echo(result.model_dump_json(by_alias=True, indent=2))
     if result.success:
         return
     sys.exit(EXIT_REFUSED if refused_unasked else EXIT_TOOL_ERROR)
 
 
-def _with_yes_hint(error: str, details: dict[str, Any]) -> str:
+def _with_yes_hint(error: str, has_diff: bool) -> str:
     """Name the flag that lifts a refusal made only because no terminal could ask."""
-    if details.get("diff"):
+    if has_diff:
         return f"{error}; rerun with --yes to apply it (the diff is in details.diff)"
     if "nobody can be asked" in error:
         return f"{error.rstrip('.')}; or rerun with --yes to allow it"

@@ -1,6 +1,6 @@
 """Configuration: pydantic schema (``schema``), layered loading (``loader``), shipped lists.
 
-Layers, lowest first: schema defaults < user ``config.json`` (``naming.config_dir()``) < project
+Layers, lowest first: schema defaults < user ``config.json`` (``paths.config_dir()``) < project
 ``.ipuaro.json`` < ``IPUARO_SECTION__KEY`` environment variables < command-line flags. Problems
 raise :class:`ConfigError` with a one-line message naming the source and the key.
 

@@ -20,8 +20,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from ipuaro.config.paths import config_dir
 from ipuaro.config.schema import Config, ProjectConfig, Section
-from ipuaro.store import naming
 
 __all__ = [
     "CONCEPT_KEYS",
@@ -36,7 +36,7 @@ __all__ = [
 PROJECT_FILE = ".ipuaro.json"
 """Project configuration file, at the project root."""
 USER_FILE = "config.json"
-"""User configuration file, inside ``naming.config_dir()``."""
+"""User configuration file, inside ``config_dir()``."""
 
 ENV_PREFIX = "IPUARO_"
 
@@ -151,9 +151,9 @@ def find_project_root(start: Path) -> Path:
 
 
 def _user_config_dir(environ: Mapping[str, str]) -> Path:
-    # naming.config_dir() reads os.environ; honour an explicit env mapping the same way.
+    # config_dir() reads os.environ; honour an explicit env mapping the same way.
     override = environ.get("IPUARO_CONFIG_DIR")
-    return Path(override).expanduser() if override else naming.config_dir()
+    return Path(override).expanduser() if override else config_dir()
 
 
 class _DuplicateKey(ValueError):

@@ -22,8 +22,22 @@ class ToolResult(DomainModel):
     success: bool
     data: Any = None
     error: str | None = None
+    refused: bool = False
+    """The user or the policy said no (``error`` says why); not a mistake to retry."""
+    diff: str | None = None
+    """The unified diff of the change this call made, or proposed and was refused."""
+    changed_paths: list[str] = Field(default_factory=list)
+    """Project paths this call wrote (an applied edit)."""
+    truncated: bool = False
+    """What the model read of the result was cut to the tool-result budget."""
     details: dict[str, Any] | None = None
-    """For the UI only (a diff, a tree); never sent to the model."""
+    """Extra structured output for programs (``ipuaro tool`` JSON: data, a tree, a conflict);
+    never sent to the model, never read for the fields above."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the call was refused, or None when it was not."""
+        return (self.error or "refused") if self.refused else None
 
 
 class MessageStats(DomainModel):

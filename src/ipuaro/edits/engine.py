@@ -12,16 +12,41 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ipuaro.domain import UndoEntry
+from ipuaro.domain.edits import (
+    ConfirmCallback,
+    ConfirmDecision,
+    ConfirmRequest,
+    FileChange,
+    ReadTracker,
+    Reindex,
+)
 from ipuaro.edits.diffs import changed_region, unified_diff
 from ipuaro.edits.text import TextRefused, decode_utf8, split_keepends, text_hash
 from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, FileChange
 
 if TYPE_CHECKING:
-    from ipuaro.tools.base import ToolContext
+    from ipuaro.config.schema import Config
+    from ipuaro.security.paths import PathPolicy
+    from ipuaro.store.protocol import Store
+
+
+class EditContext(Protocol):
+    """What the engine needs of its caller (the tools' ``ToolContext`` is one)."""
+
+    config: Config
+    store: Store
+    paths: PathPolicy
+    session_id: str
+    auto_apply: bool
+    reads: ReadTracker
+
+    @property
+    def reindex(self) -> Reindex: ...
+    @property
+    def confirm(self) -> ConfirmCallback | None: ...
 
 
 @dataclass
@@ -58,7 +83,7 @@ def _check_content(text: str, path: str) -> None:
 
 
 class EditEngine:
-    def __init__(self, ctx: ToolContext) -> None:
+    def __init__(self, ctx: EditContext) -> None:
         self.ctx = ctx
 
     async def apply(

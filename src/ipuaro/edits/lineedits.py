@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 import itertools
 
+from ipuaro.domain.edits import LineEdit
 from ipuaro.edits.text import content_lines
-from ipuaro.tools.base import LineEdit
 
 
 class LineEditError(Exception):

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ipuaro.domain.edits import LineEdit
 from ipuaro.edits.diffs import numbered
 from ipuaro.edits.text import Lines
-from ipuaro.tools.base import LineEdit
 
 if TYPE_CHECKING:
     from ipuaro.llm.protocol import ModelClient
@@ -103,7 +103,7 @@ def planner_prompt(file_text: str, instructions: str, code_edit: str) -> str:
 
 
 class LlmEditPlanner:
-    """:class:`~ipuaro.tools.base.EditPlanner` backed by a :class:`ModelClient`."""
+    """:class:`~ipuaro.domain.edits.EditPlanner` backed by a :class:`ModelClient`."""
 
     def __init__(self, client: ModelClient) -> None:
         self.client = client

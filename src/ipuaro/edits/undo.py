@@ -25,8 +25,8 @@ from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current,
 
 if TYPE_CHECKING:
     from ipuaro.domain import UndoEntry
+    from ipuaro.domain.edits import Reindex
     from ipuaro.store.protocol import Store, UndoStackName
-    from ipuaro.tools.base import Reindex
 
 
 @dataclass

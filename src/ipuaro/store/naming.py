@@ -23,13 +23,3 @@ def data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("ipuaro", appauthor=False))
-
-
-def config_dir() -> Path:
-    """User config dir: ``IPUARO_CONFIG_DIR`` or the platform's user config dir."""
-    override = os.environ.get("IPUARO_CONFIG_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("ipuaro", appauthor=False))

@@ -9,108 +9,54 @@ registry (``ipuaro.tools.registry``) turns every failure into a structured resul
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from ipuaro.domain.edits import (  # re-exported: the tools' own vocabulary
+    ConfirmCallback,
+    ConfirmChoice,
+    ConfirmDecision,
+    ConfirmKind,
+    ConfirmRequest,
+    Conflict,
+    EditPlanner,
+    FileChange,
+    LineEdit,
+    ReadRecord,
+    ReadTracker,
+    Reindex,
+)
+
+__all__ = [
+    "ArgsModel",
+    "BaseTool",
+    "ConfirmCallback",
+    "ConfirmChoice",
+    "ConfirmDecision",
+    "ConfirmKind",
+    "ConfirmRequest",
+    "Conflict",
+    "EditPlanner",
+    "FileChange",
+    "LineEdit",
+    "ReadRecord",
+    "ReadTracker",
+    "Reindex",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRefused",
+]
+
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
-
-ConfirmKind = Literal["edit", "command", "read_secret", "delete"]
-ConfirmChoice = Literal["apply", "reject", "always"]
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One file's proposed change. ``old_text`` None: the file is created; ``new_text`` None:
-    it is deleted. For the engine, ``old_text`` is also what the file must still contain."""
-
-    path: str
-    old_text: str | None
-    new_text: str | None
-
-
-@dataclass(frozen=True)
-class ConfirmRequest:
-    kind: ConfirmKind
-    title: str
-    description: str
-    diff: str | None = None
-    """Unified diff of every file (edits and deletes)."""
-    files: list[FileChange] = field(default_factory=list)
-    """Per-file old/new text for the UI's own diff view."""
-    command: str | None = None
-
-
-@dataclass(frozen=True)
-class ConfirmDecision:
-    choice: ConfirmChoice
-    edited: dict[str, str] | None = None
-    """Path -> replacement new text the user typed ([E] Edit); validated again before writing."""
-
-
-ConfirmCallback = Callable[[ConfirmRequest], Awaitable["ConfirmDecision | ConfirmChoice"]]
-
-
-@dataclass(frozen=True)
-class LineEdit:
-    """Replace lines ``start_line..end_line`` (1-based, inclusive) with ``replacement``.
-    ``end_line == start_line - 1`` inserts before ``start_line`` without removing anything."""
-
-    start_line: int
-    end_line: int
-    replacement: str
-
-
-class EditPlanner(Protocol):
-    """The edit-file sub-agent: turns an instruction plus a sketch into exact line edits."""
-
-    async def plan(self, file_text: str, instructions: str, code_edit: str) -> list[LineEdit]: ...
-
-
-@dataclass(frozen=True)
-class ReadRecord:
-    hash: str
-    lines: tuple[str, ...]
-    """The lines the model saw, so an edit made against them can be moved onto a newer file."""
-
-
-class ReadTracker:
-    """What this session's model has read: path -> the version it saw."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, ReadRecord] = {}
-
-    def record(self, path: str, file_hash: str, lines: list[str]) -> None:
-        self._seen[path] = ReadRecord(file_hash, tuple(lines))
-
-    def get(self, path: str) -> ReadRecord | None:
-        return self._seen.get(path)
-
-    def forget(self, path: str) -> None:
-        self._seen.pop(path, None)
-
-    def paths(self) -> list[str]:
-        return sorted(self._seen)
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """The file changed between the model's read and its edit. The caller offers
-    apply (``rebased``, when the edited region is intact) / skip / regenerate."""
-
-    path: str
-    message: str
-    expected_hash: str | None
-    current_hash: str
-    rebased: list[FileChange] | None = None
-    description: str = ""
 
 
 @dataclass
@@ -122,25 +68,46 @@ class ToolOutcome:
     """Structured result (occurrences, matches…) for programs and ``ipuaro tool``."""
     error: str | None = None
     details: dict[str, Any] | None = None
-    """For the UI only: a diff, a tree."""
+    """Extra output for programs (``ipuaro tool`` JSON: a tree, the edit's files); no layer
+    reads it for the typed fields below."""
     conflict: Conflict | None = None
     refused: bool = False
     """The user (or the policy) said no; not a mistake the model can fix by retrying."""
     error_kind: Literal["store", "file", "command"] | None = None
     """Set when the failure is the environment's (a row of the agent's error matrix: the user
     picks retry / skip / abort), not the model's to fix."""
+    diff: str | None = None
+    """The unified diff of the change this call made (or proposed, when it was refused)."""
+    changed: list[str] = field(default_factory=list)
+    """Project paths this call wrote (empty unless an edit was applied)."""
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the call was refused, or None when it was not."""
+        return (self.error or self.content) if self.refused else None
 
     @classmethod
     def ok(
-        cls, content: str, data: Any = None, details: dict[str, Any] | None = None
+        cls,
+        content: str,
+        data: Any = None,
+        details: dict[str, Any] | None = None,
+        *,
+        diff: str | None = None,
+        changed: list[str] | None = None,
     ) -> ToolOutcome:
-        return cls(True, content, data=data, details=details)
+        return cls(True, content, data=data, details=details, diff=diff, changed=changed or [])
 
     @classmethod
     def fail(
-        cls, error: str, *, refused: bool = False, details: dict[str, Any] | None = None
+        cls,
+        error: str,
+        *,
+        refused: bool = False,
+        details: dict[str, Any] | None = None,
+        diff: str | None = None,
     ) -> ToolOutcome:
-        return cls(False, error, error=error, refused=refused, details=details)
+        return cls(False, error, error=error, refused=refused, details=details, diff=diff)
 
 
 class ToolError(Exception):
@@ -149,11 +116,6 @@ class ToolError(Exception):
 
 class ToolRefused(ToolError):
     """The user or the policy refused; reported with ``refused=True``."""
-
-
-Reindex = Callable[[list[str], list[str]], object]
-"""``reindex(changed, deleted)``: bring the store up to date for these project paths (any
-return value, e.g. ``Indexer.update_paths``'s summary, is ignored)."""
 
 
 @dataclass

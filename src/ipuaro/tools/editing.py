@@ -95,8 +95,12 @@ async def apply_change(ctx: ToolContext, change: FileChange, description: str) -
         "paths": [c.path for c in result.files],
         "group": result.group,
     }
+    diff = result.diff or None
     if result.applied:
-        return ToolOutcome.ok(result.message, data=data, details=details)
-    outcome = ToolOutcome.fail(result.message, refused=result.refused, details=details)
+        changed = [c.path for c in result.files]
+        return ToolOutcome.ok(
+            result.message, data=data, details=details, diff=diff, changed=changed
+        )
+    outcome = ToolOutcome.fail(result.message, refused=result.refused, details=details, diff=diff)
     outcome.data = data
     return outcome

@@ -99,6 +99,9 @@ def to_result(outcome: ToolOutcome, call_id: str) -> ToolResult:
         success=outcome.success,
         data=outcome.content if outcome.success else None,
         error=None if outcome.success else (outcome.error or outcome.content),
+        refused=outcome.refused,
+        diff=outcome.diff,
+        changed_paths=list(outcome.changed),
         details=details or None,
     )
 
@@ -235,8 +238,13 @@ class ToolRegistry:
             )
         result = await EditEngine(ctx).apply(conflict.rebased, conflict.description)
         if result.applied:
-            return ToolOutcome.ok(result.message, details={"diff": result.diff})
-        return ToolOutcome.fail(result.message, refused=result.refused)
+            return ToolOutcome.ok(
+                result.message,
+                details={"diff": result.diff},
+                diff=result.diff or None,
+                changed=[c.path for c in result.files],
+            )
+        return ToolOutcome.fail(result.message, refused=result.refused, diff=result.diff or None)
 
     def _unknown(self, name: Any) -> str:
         shown = name if isinstance(name, str) else repr(name)

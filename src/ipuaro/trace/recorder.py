@@ -111,7 +111,7 @@ class TraceRecorder:
                     "success": result.success,
                     "durationMs": round(event.duration_s * 1000, 2),
                     "error": self.redactor.text(result.error) if result.error else None,
-                    "refused": bool((result.details or {}).get("refused")),
+                    "refused": result.refused,
                 }
             )
         elif isinstance(event, ErrorRaised):

@@ -1,5 +1,5 @@
 """``ipuaro [PATH]``: the Textual app. It draws the agent's event stream and answers its
-questions; everything the agent does lives in ``ipuaro.agent`` behind ``ipuaro.app.build_app``.
+questions; everything the agent does lives in ``ipuaro.agent`` behind ``ipuaro.core.wiring.build_app``.
 
 Start-up (a worker): onboarding checks → ``build_app`` (store, session, model client, agent) →
 the index (a progress screen on the first run, a background refresh later) → the watcher →
@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import WorkerFailed
 
-from ipuaro.tools.base import ConfirmDecision
+from ipuaro.domain.edits import ConfirmDecision
 from ipuaro.tui.bridge import (
     AgentEventPosted,
     ConfirmAsked,
@@ -45,8 +45,8 @@ from ipuaro.tui.widgets.prompt import PromptInput
 from ipuaro.tui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
-    from ipuaro.app import AppContext
     from ipuaro.config.schema import Config
+    from ipuaro.core.wiring import AppContext
     from ipuaro.tui.command_runner import CommandRunner
     from ipuaro.tui.session_start import SessionStarter
 
@@ -219,7 +219,7 @@ class IpuaroApp(App[int]):
         if ctx is None:
             return
         text = message.text
-        from ipuaro.tui.commands import is_command
+        from ipuaro.core.commands import is_command
 
         # The agent records what it is sent (requests, follow-ups when they run); commands
         # and steering messages are recorded here so ↑ finds them after a restart too.
@@ -360,7 +360,7 @@ class IpuaroApp(App[int]):
 
     async def switch_model(self, name: str) -> None:
         """``/model NAME``: rebuild the context on the same session with another model."""
-        from ipuaro.app import build_app
+        from ipuaro.core.wiring import build_app
         from ipuaro.llm.errors import ModelError
 
         old = self.ctx

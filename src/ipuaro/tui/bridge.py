@@ -21,7 +21,7 @@ from ipuaro.agent.events import (
     ErrorChoice,
     LoopChoice,
 )
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -85,7 +85,9 @@ class UiBridge:
                 return choice
         return "abort"
 
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
+    async def on_conflict(
+        self, path: str, description: str, choices: tuple[ConflictChoice, ...] = ()
+    ) -> ConflictChoice:
         future = self._future()
         self.app.post_message(ConflictAsked(path, description, future))
         answer = await future

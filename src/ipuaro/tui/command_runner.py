@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from ipuaro.tui.commands import CommandError, SlashCommand, help_rows, parse_command
+from ipuaro.core.commands import CommandError, SlashCommand, help_rows, parse_command
 from ipuaro.tui.formatting import percent, plural
 from ipuaro.tui.screens.dialogs import Choice, ChoiceDialog
 from ipuaro.tui.widgets.chat import notice_table
 
 if TYPE_CHECKING:
-    from ipuaro.app import AppContext
+    from ipuaro.core.wiring import AppContext
     from ipuaro.tui.app import IpuaroApp
 
 WHILE_BUSY = frozenset({"help", "status", "auto-apply"})
@@ -161,7 +161,7 @@ class CommandRunner:
             if isinstance(last, int | float)
             else "never"
         )
-        from ipuaro.cli.checks import base_url
+        from ipuaro.core.checks import base_url
 
         rows = [
             ("store", describe_store(config, ctx.root)),
@@ -200,8 +200,8 @@ class CommandRunner:
         await app.chat.notice(index_summary_line(summary), "success")
 
     async def cmd_eval(self, command: SlashCommand) -> None:
-        from ipuaro.tui.evaluation import critique_prompt, gather_evidence
-        from ipuaro.tui.transcript import visible_text
+        from ipuaro.core.evaluation import critique_prompt, gather_evidence
+        from ipuaro.core.transcript import visible_text
 
         accepted = self.ctx.registry.accepted_names()
         answer = next(

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pygments.token import _TokenType  # type: ignore[import-untyped]
     from rich.syntax import PygmentsSyntaxTheme
 
-    from ipuaro.tools.base import FileChange
+    from ipuaro.domain.edits import FileChange
 
 LineKind = Literal["context", "removed", "added", "skip"]
 ChangeStatus = Literal["modified", "created", "deleted"]

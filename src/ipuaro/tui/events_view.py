@@ -25,7 +25,7 @@ from ipuaro.agent.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
 from ipuaro.tui.formatting import stats_line
 from ipuaro.tui.screens.dialogs import ChoiceDialog
 from ipuaro.tui.widgets.diffview import ConfirmPanel
@@ -49,7 +49,7 @@ END_NOTES = {
 def tool_state(result: ToolResult) -> ToolState:
     if result.success:
         return "ok"
-    if result.details and result.details.get("refused"):
+    if result.refused:
         return "refused"
     return "failed"
 

@@ -18,7 +18,7 @@ from ipuaro.tui.formatting import plural
 from ipuaro.tui.screens.dialogs import Choice, ChoiceDialog
 
 if TYPE_CHECKING:
-    from ipuaro.app import AppContext
+    from ipuaro.core.wiring import AppContext
     from ipuaro.index.indexer import IndexSummary
     from ipuaro.tui.app import IpuaroApp
 
@@ -87,7 +87,7 @@ class SessionStarter:
 
     async def _build(self) -> AppContext | None:
         from ipuaro.agent.sessions import SessionNotFound
-        from ipuaro.app import build_app
+        from ipuaro.core.wiring import build_app
         from ipuaro.llm.errors import ModelError
         from ipuaro.store.protocol import StoreError
 

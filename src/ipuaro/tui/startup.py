@@ -7,13 +7,21 @@ on an Ollama server it offers to pull it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ipuaro.core.checks import Onboarding, onboarding_checks
+
 if TYPE_CHECKING:
-    from ipuaro.cli.checks import CheckResult
     from ipuaro.config.schema import Config
+
+__all__ = ["LaunchOptions", "Onboarding", "git_branch", "run_checks", "start_instructions"]
+
+
+def run_checks(root: Path, config: Config) -> Onboarding:
+    """Store, model server, model — the same checks as ``ipuaro doctor`` (blocking)."""
+    return onboarding_checks(root, config)
 
 
 @dataclass(frozen=True)
@@ -25,35 +33,9 @@ class LaunchOptions:
     session_id: str | None = None
 
 
-@dataclass(frozen=True)
-class Onboarding:
-    results: list[CheckResult] = field(default_factory=list)
-    server_down: bool = False
-    can_pull: bool = False
-    """The Ollama server answers but lacks the model: offer ``[P] Pull``."""
-
-    @property
-    def ok(self) -> bool:
-        return all(result.ok for result in self.results)
-
-
-def run_checks(root: Path, config: Config) -> Onboarding:
-    """Store, model server, model — the same checks as ``ipuaro doctor`` (blocking)."""
-    from ipuaro.cli.checks import check_model_server, check_store
-
-    store = check_store(root, config)
-    server, model = check_model_server(config)
-    results = [store, server] if not server.ok else [store, server, model]
-    return Onboarding(
-        results,
-        server_down=not server.ok,
-        can_pull=server.ok and not model.ok and config.llm.provider == "ollama",
-    )
-
-
 def start_instructions(config: Config) -> str:
     """How to get a model server running, for the onboarding screen."""
-    from ipuaro.cli.checks import base_url
+    from ipuaro.core.checks import base_url
 
     return "\n".join(
         [

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from ipuaro.core.transcript import call_summary, visible_text
 from ipuaro.domain import ChatMessage, MessageStats
 from ipuaro.tui.formatting import plural, stats_line
 from ipuaro.tui.widgets.toolline import ToolLine
@@ -18,14 +19,6 @@ if TYPE_CHECKING:
 
 SHOWN_MESSAGES = 60
 """Messages of a resumed session drawn at start (the rest stay in the session)."""
-
-
-def visible_text(message: ChatMessage, accepted: Collection[str]) -> str:
-    if not message.content.strip():
-        return ""
-    from ipuaro.llm.toolcalls import parse_tool_calls
-
-    return parse_tool_calls(message.content, accepted).text
 
 
 def _add(total: MessageStats, stats: MessageStats | None) -> MessageStats:
@@ -47,8 +40,6 @@ async def render_history(
     show_stats: bool = True,
     limit: int = SHOWN_MESSAGES,
 ) -> None:
-    from ipuaro.agent.dispatch import call_summary
-
     hidden = max(0, len(history) - limit)
     shown = history[hidden:]
     # Start at a user message so no answer is drawn without its question.

@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ipuaro.agent.events import AgentError
-from ipuaro.tools.base import ConfirmRequest
+from ipuaro.domain.edits import ConfirmRequest
 from ipuaro.tui.widgets.buttons import key_button
 
 

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Static
 
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, FileChange
+from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest, FileChange
 from ipuaro.tui.diff_render import DARK, DiffPalette, compute_file_diff, render_file_diff
 from ipuaro.tui.widgets.buttons import key_button
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -283,3 +283,41 @@ def _model_names(provider: str, payload: Any) -> set[str]:
 def _has_model(model: str, names: set[str]) -> bool:
     # Ollama reports "llama3:latest" for a model pulled as "llama3".
     return model in names or (":" not in model and f"{model}:latest" in names)
+
+
+@dataclass(frozen=True)
+class Onboarding:
+    """What a front end checks before it opens a workspace: the store, the model server, the
+    model (the same checks as ``ipuaro doctor``)."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    server_down: bool = False
+    can_pull: bool = False
+    """The Ollama server answers but lacks the model: a front end may offer to pull it."""
+
+    @property
+    def ok(self) -> bool:
+        return all(result.ok for result in self.results)
+
+
+def onboarding_checks(root: Path, config: Config) -> Onboarding:
+    """Store, model server, model (blocking: run it in a thread)."""
+    store = check_store(root, config)
+    server, model = check_model_server(config)
+    results = [store, server] if not server.ok else [store, server, model]
+    return Onboarding(
+        results,
+        server_down=not server.ok,
+        can_pull=server.ok and not model.ok and config.llm.provider == "ollama",
+    )
+
+
+async def model_server_reachable(config: Config) -> bool:
+    """Whether the configured model server answers at all (before opening a workspace)."""
+    from ipuaro.llm.factory import create_client
+
+    probe = create_client(config.llm)
+    try:
+        return await probe.is_available()
+    finally:
+        await probe.aclose()

@@ -21,10 +21,11 @@ from ipuaro.agent.prompt import resolve_tool_format
 from ipuaro.agent.sessions import SessionKeeper
 from ipuaro.config.schema import Config
 from ipuaro.domain import Session
+from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
 from ipuaro.store.protocol import Store
-from ipuaro.tools.base import ConfirmCallback, ToolContext
+from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager

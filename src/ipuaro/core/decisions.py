@@ -1,0 +1,216 @@
+"""Every question ipuaro puts to the user, through one protocol.
+
+A front end supplies a :class:`Decider`; the workspace calls ``decide(question)`` whenever it
+needs a human: confirm an edit, a command or a secret read (:class:`ConfirmChange`), retry /
+skip / abort a failed step (:class:`RecoverError`), a file that changed under an edit
+(:class:`ResolveConflict`), the loop guard (:class:`LoopDetected`), a project above
+``limits.maxFilesWarning`` (:class:`LargeProject`), an undo that would overwrite newer changes
+(:class:`OverwriteChanges`).
+
+Every question carries what a generic front end needs to put it — a title, a message, its
+options (value, label, key) and the ``safe`` value given when nobody can answer (quitting,
+an interrupted request) — plus typed fields for front ends that draw it their own way (the
+TUI's diff panel). The answer is an option's value, or an :class:`Answer` when it carries
+more (the user's own text for ``[E] Edit``). An answer that is not one of the options counts
+as ``safe``.
+
+Headless answers by its flags, the TUI by dialogs, the ACP server by
+``session/request_permission``. A new question is one subclass here; front ends that do not
+know it still put it through its options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ipuaro.agent.events import AgentError
+from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest, FileChange
+
+__all__ = [
+    "Answer",
+    "ConfirmChange",
+    "ConfirmDecision",
+    "ConfirmRequest",
+    "Decider",
+    "FileChange",
+    "LargeProject",
+    "LoopDetected",
+    "Option",
+    "OverwriteChanges",
+    "Question",
+    "RecoverError",
+    "ResolveConflict",
+    "resolve",
+]
+
+
+@dataclass(frozen=True)
+class Option:
+    value: str
+    label: str
+    key: str
+    """The key a terminal front end binds to it (``y``, ``a``, ``n``…)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: str
+    edited: dict[str, str] | None = None
+    """``ConfirmChange`` only: path → the text the user wrote instead ([E] Edit)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    title: str
+    message: str
+    options: tuple[Option, ...]
+    safe: str
+    """The answer when nobody can be asked: it never changes a file or runs anything."""
+
+    def values(self) -> tuple[str, ...]:
+        return tuple(option.value for option in self.options)
+
+
+@dataclass(frozen=True)
+class ConfirmChange(Question):
+    """An edit, a delete, a command or a secret read waits for a yes."""
+
+    request: ConfirmRequest = field(
+        default_factory=lambda: ConfirmRequest(kind="edit", title="", description="")
+    )
+
+    @classmethod
+    def of(cls, request: ConfirmRequest) -> ConfirmChange:
+        options: tuple[Option, ...]
+        if request.kind in ("edit", "delete"):
+            options = (
+                Option("apply", "Apply", "y"),
+                Option("reject", "Reject", "n"),
+            )
+        elif request.kind == "read_secret":
+            options = (
+                Option("apply", "Allow once", "y"),
+                Option("always", "Always allow", "a"),
+                Option("reject", "Refuse", "n"),
+            )
+        else:
+            options = (
+                Option("apply", "Run once", "y"),
+                Option("always", "Always allow", "a"),
+                Option("reject", "Refuse", "n"),
+            )
+        message = request.description
+        if request.diff:
+            message = f"{message}\n\n{request.diff}" if message else request.diff
+        elif request.command:
+            message = f"{message}\n\n$ {request.command}" if message else f"$ {request.command}"
+        return cls(request.title, message, options, "reject", request)
+
+
+_ERROR_OPTIONS = {
+    "retry": Option("retry", "Retry", "r"),
+    "skip": Option("skip", "Skip", "s"),
+    "abort": Option("abort", "Abort", "a"),
+}
+_CONFLICT_OPTIONS = {
+    "apply": Option("apply", "Apply", "a"),
+    "skip": Option("skip", "Skip", "s"),
+    "regenerate": Option("regenerate", "Regenerate", "r"),
+}
+
+
+@dataclass(frozen=True)
+class RecoverError(Question):
+    error: AgentError = field(default_factory=lambda: AgentError("file", ""))
+
+    @classmethod
+    def of(cls, error: AgentError, choices: tuple[str, ...]) -> RecoverError:
+        options = tuple(_ERROR_OPTIONS[c] for c in choices if c in _ERROR_OPTIONS)
+        message = error.message + (f"\n{error.suggestion}" if error.suggestion else "")
+        return cls(f"{error.kind} error", message, options, "abort", error)
+
+
+@dataclass(frozen=True)
+class ResolveConflict(Question):
+    path: str = ""
+    description: str = ""
+
+    @classmethod
+    def of(cls, path: str, description: str, choices: tuple[str, ...]) -> ResolveConflict:
+        options = tuple(_CONFLICT_OPTIONS[c] for c in choices if c in _CONFLICT_OPTIONS)
+        return cls(f"{path} changed on disk", description, options, "skip", path, description)
+
+
+@dataclass(frozen=True)
+class LoopDetected(Question):
+    tool_name: str = ""
+    repeats: int = 0
+
+    @classmethod
+    def of(cls, tool_name: str, repeats: int) -> LoopDetected:
+        return cls(
+            "The agent repeats itself",
+            f"{tool_name} was called {repeats} times in a row with the same arguments.",
+            (Option("continue", "Continue", "c"), Option("stop", "Stop", "s")),
+            "stop",
+            tool_name,
+            repeats,
+        )
+
+
+@dataclass(frozen=True)
+class LargeProject(Question):
+    project: str = ""
+    files: int = 0
+    limit: int = 0
+
+    @classmethod
+    def of(cls, project: str, files: int, limit: int) -> LargeProject:
+        return cls(
+            "Large project",
+            f"{project} has {files:,} files (more than limits.maxFilesWarning = {limit:,}). "
+            "Indexing may take a while; to index less, open a subfolder or add ignore "
+            "patterns (project.ignorePatterns).",
+            (Option("continue", "Continue", "c"), Option("cancel", "Cancel", "q")),
+            "cancel",
+            project,
+            files,
+            limit,
+        )
+
+
+@dataclass(frozen=True)
+class OverwriteChanges(Question):
+    direction: str = "undo"
+
+    @classmethod
+    def of(cls, direction: str, message: str) -> OverwriteChanges:
+        return cls(
+            f"{direction.capitalize()} would overwrite changes",
+            message,
+            (Option("force", "Overwrite", "y"), Option("keep", "Keep", "n")),
+            "keep",
+            direction,
+        )
+
+
+class Decider(Protocol):
+    """What a front end supplies: the user's answer to one question."""
+
+    async def decide(self, question: Question) -> Answer | str: ...
+
+
+def resolve(question: Question, answer: Answer | str) -> Answer:
+    """``answer`` as an :class:`Answer` among the question's options (anything else: safe)."""
+    chosen = answer if isinstance(answer, Answer) else Answer(answer)
+    if chosen.choice not in question.values():
+        return Answer(question.safe)
+    if chosen.edited is not None and not isinstance(question, ConfirmChange):
+        return Answer(chosen.choice)
+    return chosen
+
+
+def confirm_decision(answer: Answer) -> ConfirmDecision:
+    choice = answer.choice if answer.choice in ("apply", "reject", "always") else "reject"
+    return ConfirmDecision(choice, edited=answer.edited)  # type: ignore[arg-type]

@@ -1,0 +1,148 @@
+"""Everything a workspace tells its front ends, as typed events.
+
+Two families share one stream (``Workspace.subscribe``):
+
+- the agent's events (``AgentStart`` … ``AgentEnd``, see ``ipuaro.agent.events``) for a request;
+- the workspace's own (:data:`WorkspaceEvent`): index progress, a session switched or cleared,
+  a mode or the model changed, the file watcher failed.
+
+Front ends import event types from here, never from the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from ipuaro.agent.events import (
+    AgentEnd,
+    AgentError,
+    AgentEvent,
+    AgentStart,
+    Compaction,
+    ConfirmRequested,
+    ConflictChoice,
+    ContextUpdate,
+    EndReason,
+    ErrorChoice,
+    ErrorKind,
+    ErrorRaised,
+    LoopChoice,
+    MessageDelta,
+    MessageEnd,
+    QueueChanged,
+    ToolCallEnd,
+    ToolCallStart,
+    TurnStart,
+)
+
+__all__ = [
+    "AgentEnd",
+    "AgentError",
+    "AgentEvent",
+    "AgentStart",
+    "Compaction",
+    "ConfirmRequested",
+    "ConflictChoice",
+    "ContextUpdate",
+    "EndReason",
+    "ErrorChoice",
+    "ErrorKind",
+    "ErrorRaised",
+    "Event",
+    "HistoryCleared",
+    "IndexFinished",
+    "IndexProgress",
+    "Listener",
+    "LoopChoice",
+    "MessageDelta",
+    "MessageEnd",
+    "ModeChanged",
+    "ModelChanged",
+    "QueueChanged",
+    "SessionSwitched",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "TurnStart",
+    "WatcherFailed",
+    "WorkspaceEvent",
+]
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """``done`` of ``total`` files indexed (throttled by the workspace)."""
+
+    done: int
+    total: int
+    background: bool
+    """A refresh behind a ready prompt, not the first index the user waits for."""
+    type: Literal["index_progress"] = "index_progress"
+
+
+@dataclass(frozen=True)
+class IndexFinished:
+    """An index run ended: ``summary`` is its one-line report, or ``error`` why it failed (the
+    previous index still answers)."""
+
+    summary: str | None
+    changed: bool
+    """Files were parsed or removed (a background refresh that found nothing says nothing)."""
+    background: bool
+    error: str | None = None
+    type: Literal["index_finished"] = "index_finished"
+
+
+@dataclass(frozen=True)
+class SessionSwitched:
+    """Another session is current (loaded, or a new one started)."""
+
+    session_id: str
+    reason: Literal["loaded", "new"]
+    type: Literal["session_switched"] = "session_switched"
+
+
+@dataclass(frozen=True)
+class HistoryCleared:
+    """``/clear``: the model's view starts afresh (the session and its undo stack stay)."""
+
+    session_id: str
+    type: Literal["history_cleared"] = "history_cleared"
+
+
+@dataclass(frozen=True)
+class ModeChanged:
+    auto_apply: bool
+    plan_mode: bool
+    type: Literal["mode_changed"] = "mode_changed"
+
+
+@dataclass(frozen=True)
+class ModelChanged:
+    model: str
+    window_tokens: int
+    window_source: str
+    type: Literal["model_changed"] = "model_changed"
+
+
+@dataclass(frozen=True)
+class WatcherFailed:
+    """The file watcher stopped (``fatal``) or one update failed; the session goes on."""
+
+    message: str
+    fatal: bool
+    type: Literal["watcher_failed"] = "watcher_failed"
+
+
+WorkspaceEvent = (
+    IndexProgress
+    | IndexFinished
+    | SessionSwitched
+    | HistoryCleared
+    | ModeChanged
+    | ModelChanged
+    | WatcherFailed
+)
+Event = AgentEvent | WorkspaceEvent
+Listener = Callable[[Event], None]

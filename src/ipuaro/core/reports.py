@@ -1,0 +1,104 @@
+"""What the workspace's operations return: small typed records a front end draws as it likes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ipuaro.core.evaluation import Finding
+
+
+def plural(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    tokens: int
+    source: str
+    """Where the figure came from (the server, the config, a default)."""
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    files: int
+    parsed: int
+    unchanged: int
+    deleted: int = 0
+    parse_errors: int = 0
+    skipped_non_utf8: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.parsed or self.deleted)
+
+    def line(self) -> str:
+        """``indexed 12 files · 3 parsed · 9 unchanged``."""
+        parts = [
+            f"indexed {plural(self.files, 'file')}",
+            f"{self.parsed:,} parsed",
+            f"{self.unchanged:,} unchanged",
+        ]
+        if self.deleted:
+            parts.append(f"{self.deleted:,} removed")
+        if self.parse_errors:
+            parts.append(plural(self.parse_errors, "parse error"))
+        if self.skipped_non_utf8:
+            parts.append(f"{self.skipped_non_utf8:,} non-UTF-8 skipped")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    title: str | None
+    messages: int
+    model: str | None
+    created_at: float
+    last_activity_at: float
+    current: bool = False
+
+
+DeleteOutcome = Literal["deleted", "current", "missing"]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    session_id: str
+    messages: int
+    skipped_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class UndoReport:
+    direction: Literal["undo", "redo"]
+    done: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class ModelSwitch:
+    switched: bool
+    model: str
+    """The model in use afterwards (the old one when the switch failed)."""
+    window: WindowInfo | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``/eval``: what the index says about each citation of the last answer, and the request
+    that asks the model to critique its answer with that evidence."""
+
+    findings: list[Finding] = field(default_factory=list)
+    prompt: str = ""
+
+    def evidence(self) -> str:
+        lines = [finding.line() for finding in self.findings] or ["(no paths or names cited)"]
+        return "evidence from the index:\n" + "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    rows: list[tuple[str, str]]
+    """(label, value): store, model, tool format, window, context, index, session, modes."""

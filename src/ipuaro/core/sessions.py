@@ -1,0 +1,125 @@
+"""A project's stored sessions without a model: list, show, delete, export, import.
+
+``ipuaro sessions …`` uses it directly (no model server needed); a :class:`Workspace` offers the
+same operations for its open store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ipuaro.core.errors import SessionMissing, SessionsUnavailable
+from ipuaro.core.reports import DeleteOutcome, ImportReport, SessionInfo
+
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+    from ipuaro.domain import Session
+    from ipuaro.store.protocol import Store
+
+
+class SessionArchive:
+    """The sessions of one project's store."""
+
+    def __init__(self, store: Store, root: Path) -> None:
+        self.store = store
+        self.root = root
+
+    @classmethod
+    @contextmanager
+    def opened(cls, root: Path, config: Config) -> Iterator[SessionArchive]:
+        """The project's store, opened for the block; ``SessionsUnavailable`` if it cannot be."""
+        from ipuaro.store.factory import open_store
+        from ipuaro.store.protocol import StoreError
+
+        try:
+            store = open_store(config, root)
+        except StoreError as error:
+            raise SessionsUnavailable(str(error)) from None
+        try:
+            yield cls(store, root)
+        finally:
+            store.close()
+
+    def ids(self) -> list[str]:
+        return self.store.list_sessions()
+
+    def sessions(self, current: str | None = None) -> list[SessionInfo]:
+        """Every readable session, in the store's order (oldest first)."""
+        infos: list[SessionInfo] = []
+        for session_id in self.store.list_sessions():
+            session = self.store.load_session(session_id)
+            if session is None:
+                continue
+            infos.append(
+                SessionInfo(
+                    id=session.id,
+                    title=session.title,
+                    messages=len(session.history),
+                    model=session.model,
+                    created_at=session.created_at,
+                    last_activity_at=session.last_activity_at,
+                    current=session.id == current,
+                )
+            )
+        return infos
+
+    def load(self, session_id: str) -> Session:
+        session = self.store.load_session(session_id)
+        if session is None:
+            known = self.store.list_sessions()
+            hint = f"known: {', '.join(known[-5:])}" if known else "this project has no sessions"
+            raise SessionMissing(f"no session {session_id!r} ({hint}); see `ipuaro sessions list`")
+        return session
+
+    def delete(self, session_id: str, current: str | None = None) -> DeleteOutcome:
+        """Delete a session and its undo/redo stacks (never the ``current`` one)."""
+        if session_id == current:
+            return "current"
+        if not self.store.delete_session(session_id):
+            return "missing"
+        self.store.clear_undo(session_id, "undo")
+        self.store.clear_undo(session_id, "redo")
+        return "deleted"
+
+    def export(self, session_id: str) -> list[str]:
+        """The session as JSONL lines (header, then typed entries)."""
+        from ipuaro.agent.jsonl import export_lines
+
+        session = self.load(session_id)
+        return export_lines(
+            session,
+            str(self.root),
+            self.store.list_undo(session_id, "undo"),
+            self.store.list_undo(session_id, "redo"),
+        )
+
+    def import_text(self, text: str, *, new_id: bool = False, source: str = "") -> ImportReport:
+        """Store a JSONL export; ``new_id`` keeps both copies when the id is taken."""
+        from ipuaro.agent.jsonl import JsonlError, import_text
+        from ipuaro.agent.sessions import new_session_id
+
+        try:
+            imported = import_text(text)
+        except JsonlError as error:
+            raise SessionsUnavailable(f"{source}: {error}" if source else str(error)) from None
+        session = imported.session
+        store = self.store
+        if new_id:
+            session.id = new_session_id()
+        elif store.load_session(session.id) is not None:
+            raise SessionsUnavailable(
+                f"session {session.id} already exists here; delete it first or import with --new-id"
+            )
+        session.project_name = store.project_name
+        store.save_session(session)
+        limit = max(1, len(imported.undo), len(imported.redo))
+        for entry in imported.undo:
+            store.push_undo(session.id, entry, limit, "undo")
+        for entry in imported.redo:
+            store.push_undo(session.id, entry, limit, "redo")
+        for line in session.input_history:
+            store.append_input_history(session.id, line)
+        return ImportReport(session.id, len(session.history), tuple(sorted(imported.skipped_types)))

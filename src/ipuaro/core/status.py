@@ -1,0 +1,54 @@
+"""``/status``: the store, the model, the context, the index and the session in rows."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ipuaro.core.reports import plural
+
+if TYPE_CHECKING:
+    from ipuaro.core.workspace import Workspace
+
+
+def percent(used: int, limit: int) -> int:
+    return 0 if limit <= 0 else min(999, round(100 * used / limit))
+
+
+def status_rows(workspace: Workspace) -> list[tuple[str, str]]:
+    """Blocking (reads the store): run it in a thread."""
+    from ipuaro.core.checks import base_url
+    from ipuaro.store.factory import describe_store
+
+    ctx = workspace.ctx
+    config = workspace.config
+    window = ctx.window
+    used, limit = ctx.agent.context_usage
+    session = ctx.session
+    stats = session.stats
+    last = ctx.store.get_config("last_indexed")
+    indexed = (
+        time.strftime("%Y-%m-%d %H:%M", time.localtime(float(last)))
+        if isinstance(last, int | float)
+        else "never"
+    )
+    return [
+        ("store", describe_store(config, ctx.root)),
+        ("model", f"{ctx.client.model} ({config.llm.provider} at {base_url(config)})"),
+        ("tool format", ctx.agent.tool_format),
+        ("context window", f"{window.tokens:,} tokens ({window.source})"),
+        ("context in use", f"{used:,} tokens ({percent(used, limit)}%)"),
+        (
+            "index",
+            f"{plural(len(ctx.store.file_hashes()), 'file')} · "
+            f"{plural(len(ctx.store.symbol_names()), 'symbol')} · last indexed {indexed}",
+        ),
+        (
+            "session",
+            f"{session.id} · {plural(len(session.history), 'message')} · "
+            f"{plural(stats.total_tokens, 'token')} · {plural(stats.tool_calls, 'tool call')}"
+            f" · {stats.edits_applied} edits applied, {stats.edits_rejected} rejected",
+        ),
+        ("auto-apply", "on" if ctx.tool_ctx.auto_apply else "off"),
+        ("plan mode", "on" if workspace.plan_mode else "off"),
+    ]
