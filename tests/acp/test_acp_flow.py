@@ -44,7 +44,9 @@ async def test_prompt_streams_reads_and_asks_before_an_edit(
     client = RecordingClient(answer="apply")
     async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
         session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
-        assert "Indexed" in client.text()  # the project was indexed first, and said so
+        # The project was indexed first, and the client was told how far it got.
+        assert "Indexing agent_app: 0/" in client.text()
+        assert "Indexed " in client.text()
         client.clear()
 
         edit_script(model_server, ROUND_DOWN, ROUND_HALF_UP, "Tax now rounds half up.")

@@ -27,6 +27,7 @@ from acp.schema import (
     ContentToolCallContent,
     FileEditToolCallContent,
     PermissionOption,
+    PermissionOptionKind,
     StopReason,
     ToolCallLocation,
     ToolCallProgress,
@@ -36,7 +37,9 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from ipuaro.agent.events import EndReason
+from ipuaro.core.decisions import FileChange, Question
+from ipuaro.core.events import EndReason
+from ipuaro.core.transcript import visible_text
 from ipuaro.domain import ChatMessage, ToolCall, ToolResult
 
 Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
@@ -77,12 +80,34 @@ STOP_REASONS: dict[EndReason, StopReason] = {
     "error": "end_turn",
 }
 """An error ends the turn normally: its explanation was streamed as the last message."""
+OPTION_KINDS: dict[str, PermissionOptionKind] = {
+    "apply": "allow_once",
+    "retry": "allow_once",
+    "continue": "allow_once",
+    "force": "allow_once",
+    "always": "allow_always",
+    "reject": "reject_once",
+    "skip": "reject_once",
+    "stop": "reject_once",
+    "cancel": "reject_once",
+    "keep": "reject_once",
+    "abort": "reject_always",
+    "regenerate": "reject_always",
+}
+"""How the client should draw an answer (a hint only: the answer itself is the option id)."""
+OUTPUT_LIMIT = 4000
+"""Characters of a tool's output shown in the client (the model may have read more)."""
 PATH_KEYS = ("path", "file_path", "filepath", "target_file", "file", "filename")
 LINE_KEYS = ("start_line", "line", "startLine")
 
 
 def tool_kind(name: str) -> ToolKind:
     return TOOL_KINDS.get(name, "other")
+
+
+def absolute(root: Path, path: str) -> Path:
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else root / candidate
 
 
 def locations(root: Path, parameters: Mapping[str, Any]) -> list[ToolCallLocation]:
@@ -92,11 +117,6 @@ def locations(root: Path, parameters: Mapping[str, Any]) -> list[ToolCallLocatio
         return []
     line = next((v for k in LINE_KEYS if isinstance(v := parameters.get(k), int) and v >= 0), None)
     return [ToolCallLocation(path=str(absolute(root, path)), line=line)]
-
-
-def absolute(root: Path, path: str) -> Path:
-    candidate = Path(path)
-    return candidate if candidate.is_absolute() else root / candidate
 
 
 def tool_started(acp_id: str, call: ToolCall, title: str, root: Path) -> ToolCallStart:
@@ -110,47 +130,57 @@ def tool_started(acp_id: str, call: ToolCall, title: str, root: Path) -> ToolCal
     )
 
 
-def tool_ended(acp_id: str, result: ToolResult, root: Path) -> ToolCallProgress:
+def tool_ended(
+    acp_id: str, result: ToolResult, root: Path, shown: Sequence[ToolContent] = ()
+) -> ToolCallProgress:
+    """How a call ended: its diffs (the ones its question showed, else the unified diff), its
+    output (capped), or its error."""
     status: ToolCallStatus = "completed" if result.success else "failed"
     content: list[ToolContent] = []
-    changed = diffs(root, (result.details or {}).get("files"))
-    if result.success:
-        content.extend(changed)
-    elif result.error:
-        content.append(tool_content(text_block(result.error)))
-    found = [ToolCallLocation(path=d.path) for d in changed]
+    if result.success and shown:
+        content.extend(shown)
+    elif result.success and result.diff:
+        content.append(tool_content(text_block(f"```diff\n{result.diff}\n```")))
+    elif result.success and isinstance(result.data, str) and result.data.strip():
+        content.append(tool_content(text_block(fenced(result.data))))
+    elif not result.success:
+        content.append(tool_content(text_block(result.error or "failed")))
+    found = [ToolCallLocation(path=str(absolute(root, p))) for p in result.changed_paths]
     return update_tool_call(acp_id, status=status, content=content or None, locations=found or None)
 
 
-def diffs(root: Path, files: Any) -> list[FileEditToolCallContent]:
-    """``[{path, oldText, newText}]`` (an edit's files) as ACP diffs; a deletion is shown as
-    the file becoming empty (ACP has no "deleted" diff)."""
-    out: list[FileEditToolCallContent] = []
-    for item in files if isinstance(files, list) else []:
-        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-            continue
-        old, new = item.get("oldText"), item.get("newText")
-        out.append(
-            tool_diff_content(
-                str(absolute(root, item["path"])),
-                new if isinstance(new, str) else "",
-                old if isinstance(old, str) else None,
-            )
-        )
-    return out
+def fenced(text: str) -> str:
+    """Tool output for the client, cut at ``OUTPUT_LIMIT`` characters."""
+    if len(text) > OUTPUT_LIMIT:
+        text = text[:OUTPUT_LIMIT] + f"\n… ({len(text) - OUTPUT_LIMIT:,} more characters)"
+    return f"```\n{text}\n```"
 
 
-def options(*choices: tuple[str, str, str]) -> list[PermissionOption]:
-    """``(option id, label, ACP kind)`` triples as permission options."""
+def confirm_diffs(root: Path, files: Sequence[FileChange]) -> list[ToolContent]:
+    """A proposed change as ACP diffs; a deletion shows as the file becoming empty (ACP has
+    no "deleted" diff)."""
     return [
-        PermissionOption(option_id=option_id, name=name, kind=kind)
-        for option_id, name, kind in choices
+        tool_diff_content(str(absolute(root, f.path)), f.new_text or "", f.old_text) for f in files
     ]
 
 
-def replay(history: Sequence[ChatMessage], root: Path) -> Iterator[Update]:
+def permission_options(question: Question) -> list[PermissionOption]:
+    """A question's options as ACP permission options, the option id being the answer."""
+    return [
+        PermissionOption(
+            option_id=option.value,
+            name=option.label,
+            kind=OPTION_KINDS.get(
+                option.value, "reject_once" if option.value == question.safe else "allow_once"
+            ),
+        )
+        for option in question.options
+    ]
+
+
+def replay(history: Sequence[ChatMessage], root: Path, tool_names: set[str]) -> Iterator[Update]:
     """A stored session as the updates a client would have seen live: the user's messages,
-    the answers, and every tool call with how it ended."""
+    the answers (without tool-call markup), and every tool call with how it ended."""
     results: dict[str, ToolResult] = {}
     for message in history:
         for result in message.tool_results or []:
@@ -162,8 +192,9 @@ def replay(history: Sequence[ChatMessage], root: Path) -> Iterator[Update]:
         elif message.kind == "summary":
             yield update_agent_thought_text(message.content)
         elif message.role == "assistant":
-            if message.content.strip():
-                yield update_agent_message_text(message.content)
+            text = visible_text(message, tool_names)
+            if text.strip():
+                yield update_agent_message_text(text)
             for call in message.tool_calls or []:
                 calls += 1
                 acp_id = f"h{calls}:{call.id}"

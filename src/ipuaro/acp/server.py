@@ -8,9 +8,7 @@ that was never opened — is answered with a JSON-RPC error that says what to do
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -36,16 +34,16 @@ from acp.schema import (
 from ipuaro import __version__
 from ipuaro.acp.channel import open_transport
 from ipuaro.acp.mapping import STOP_REASONS, replay
-from ipuaro.acp.project import ProjectError, index_project, open_project
-from ipuaro.acp.session import AcpDecisions, AcpSession
+from ipuaro.acp.session import AcpDecider, AcpSession
+from ipuaro.config.loader import ConfigError, load_config
+from ipuaro.core.errors import IndexFailed, OpenError
+from ipuaro.core.workspace import Workspace, WorkspaceOptions
 
 log = logging.getLogger(__name__)
 
 INVALID_PARAMS = -32602
 INVALID_REQUEST = -32600
 SERVER_ERROR = -32603
-PROGRESS_EVERY_S = 0.5
-"""Indexing progress goes to the client at most this often."""
 
 PromptBlock = (
     TextContentBlock
@@ -123,7 +121,8 @@ class IpuaroAcpAgent:
         if session_id in self.sessions:
             await self._close(session_id, "session/load")
         session = await self._open("session/load", cwd, session_id)
-        for update in replay(session.app.session.history, session.root):
+        workspace = session.workspace
+        for update in replay(workspace.history(), session.root, workspace.tool_names()):
             session.outbox.put(update)
         await session.outbox.flush()
         return LoadSessionResponse()
@@ -132,7 +131,7 @@ class IpuaroAcpAgent:
         self, session_id: str, prompt: list[PromptBlock], **kwargs: Any
     ) -> PromptResponse:
         session = self._session("session/prompt", session_id)
-        if session.app.agent.busy:
+        if session.workspace.busy:
             raise RequestError(
                 INVALID_REQUEST,
                 f"session/prompt: session {session_id} is still answering the last prompt; "
@@ -154,6 +153,7 @@ class IpuaroAcpAgent:
     # --- sessions -------------------------------------------------------------------------
 
     async def _open(self, method: str, cwd: str, session_id: str | None) -> AcpSession:
+        """Open ``cwd`` as a project on a new (or the stored) session, then index it."""
         assert self._conn is not None, "on_connect runs before any request"
         root = Path(cwd)
         if not root.is_absolute() or not root.is_dir():
@@ -161,50 +161,38 @@ class IpuaroAcpAgent:
                 INVALID_PARAMS,
                 f"{method}: cwd must be the absolute path of an existing folder, got {cwd!r}",
             )
-        decisions = AcpDecisions()
+        decider = AcpDecider()
         try:
-            app = await open_project(
-                root.resolve(),
-                handlers=decisions,
-                confirm=decisions.confirm,
-                session_id=session_id,
-                overrides=self.overrides,
-                config_file=self.config_file,
+            config = load_config(root, self.overrides, config_file=self.config_file)
+            workspace = await Workspace.open(
+                root,
+                config,
+                decider,
+                WorkspaceOptions(session_id=session_id, new_session=session_id is None),
             )
-        except ProjectError as error:
-            code = (
-                INVALID_PARAMS
-                if session_id is not None and "not found" in str(error)
-                else SERVER_ERROR
-            )
+        except ConfigError as error:
+            raise RequestError(SERVER_ERROR, f"{method}: {error}") from None
+        except OpenError as error:
+            code = INVALID_PARAMS if error.kind == "session" else SERVER_ERROR
             raise RequestError(code, f"{method}: {error}") from None
-        session = AcpSession(app, self._conn, decisions)
+        session = AcpSession(workspace, self._conn, decider)
         self.sessions[session.id] = session
         try:
-            await self._index(session)
-        except ProjectError as error:
+            report = (
+                await workspace.first_index()
+                if workspace.needs_first_index()
+                else await workspace.reindex()
+            )
+        except IndexFailed as error:
             await self._close(session.id, method)
-            raise RequestError(SERVER_ERROR, f"{method}: {error}") from None
-        return session
-
-    async def _index(self, session: AcpSession) -> None:
-        """Index the project, telling the client how far it got (as agent message chunks)."""
-        loop = asyncio.get_running_loop()
-        name = session.root.name
-        last = 0.0
-
-        def progress(done: int, total: int) -> None:
-            nonlocal last
-            now = time.monotonic()
-            if done < total and now - last < PROGRESS_EVERY_S:
-                return
-            last = now
-            line = f"Indexing {name}: {done:,}/{total:,} files\n"
-            loop.call_soon_threadsafe(session.outbox.put, update_agent_message_text(line))
-
-        summary = await index_project(session.app, progress)
-        session.outbox.put(update_agent_message_text(summary + "\n"))
+            raise RequestError(SERVER_ERROR, f"{method}: indexing failed: {error}") from None
+        if report is None:
+            await self._close(session.id, method)
+            raise RequestError(SERVER_ERROR, f"{method}: indexing was declined; nothing opened")
+        session.outbox.put(update_agent_message_text(report.line().capitalize() + ".\n"))
         await session.outbox.flush()
+        workspace.start_watching()
+        return session
 
     def _session(self, method: str, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -218,7 +206,7 @@ class IpuaroAcpAgent:
 
     async def _close(self, session_id: str, method: str) -> None:
         session = self.sessions.pop(session_id)
-        if session.app.agent.busy:
+        if session.workspace.busy:
             self.sessions[session_id] = session
             raise RequestError(
                 INVALID_REQUEST, f"{method}: session {session_id} is answering a prompt"

@@ -1,7 +1,8 @@
-"""One ACP session: ipuaro's events become session updates, its questions permission requests.
+"""One ACP session: a workspace's events become session updates, its questions permission
+requests.
 
-The agent's listener is synchronous and the protocol is not, so updates go through an ordered
-outbox that one task sends; before a request answers (a prompt's stop reason, a permission
+The workspace's listener is synchronous and the protocol is not, so updates go through an
+ordered outbox that one task sends; before a request answers (a prompt's stop reason, a
 question) the outbox is flushed, so the client always sees a tool call before the question
 about it and every chunk before the turn's end.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from acp import (
     start_tool_call,
@@ -22,54 +24,35 @@ from acp import (
     update_tool_call,
 )
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate, ToolKind
+from acp.schema import AllowedOutcome, ToolCallUpdate, ToolKind
 
 from ipuaro.acp.mapping import (
     CONFIRM_KINDS,
+    ToolContent,
     Update,
-    diffs,
-    options,
+    confirm_diffs,
+    permission_options,
     tool_ended,
     tool_kind,
     tool_started,
 )
-from ipuaro.agent.events import (
+from ipuaro.core.decisions import Answer, ConfirmChange, Question
+from ipuaro.core.events import (
     AgentEnd,
-    AgentError,
-    AgentEvent,
     Compaction,
-    ConflictChoice,
-    ErrorChoice,
-    ErrorRaised,
-    LoopChoice,
+    Event,
+    IndexProgress,
     MessageDelta,
     ToolCallEnd,
     ToolCallStart,
+    WatcherFailed,
 )
-from ipuaro.app import AppContext
-from ipuaro.tools.base import ConfirmChoice, ConfirmRequest
+from ipuaro.core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
-CONFIRM_OPTIONS = options(
-    ("apply", "Apply", "allow_once"),
-    ("always", "Always apply in this session", "allow_always"),
-    ("reject", "Reject", "reject_once"),
-)
-ERROR_OPTIONS = {
-    "retry": ("retry", "Retry", "allow_once"),
-    "skip": ("skip", "Skip", "reject_once"),
-    "abort": ("abort", "Abort", "reject_always"),
-}
-CONFLICT_OPTIONS = {
-    "apply": ("apply", "Apply to the changed file", "allow_once"),
-    "skip": ("skip", "Skip this edit", "reject_once"),
-    "regenerate": ("regenerate", "Let the model redo it", "reject_always"),
-}
-LOOP_OPTIONS = options(
-    ("continue", "Let it continue", "allow_once"),
-    ("stop", "Stop the request", "reject_once"),
-)
+PROGRESS_EVERY_S = 0.5
+"""Indexing progress goes to the client at most this often."""
 
 
 class Outbox:
@@ -107,76 +90,40 @@ class Outbox:
 class Running:
     acp_id: str
     kind: ToolKind
+    shown: list[ToolContent] = field(default_factory=list)
+    """The diffs its permission question showed (the finished call shows them again)."""
 
 
-class AcpDecisions:
-    """ipuaro's questions (confirm an edit or command, retry / skip / abort, a conflict, the
-    loop guard) asked as ``session/request_permission``. A cancelled question is a no."""
+class AcpDecider:
+    """The workspace's decider: every question as ``session/request_permission``. The session
+    is attached once the workspace is open (no question comes before that)."""
 
     def __init__(self) -> None:
         self.session: AcpSession | None = None
 
-    def _view(self) -> AcpSession:
-        assert self.session is not None, "the session is attached before the agent runs"
-        return self.session
-
-    async def confirm(self, request: ConfirmRequest) -> ConfirmChoice:
-        view = self._view()
-        kind = CONFIRM_KINDS.get(request.kind, "other")
-        running = view.running_call(kind)
-        changes = [
-            {"path": f.path, "oldText": f.old_text, "newText": f.new_text} for f in request.files
-        ]
-        content = [
-            *diffs(view.root, changes),
-            tool_content(text_block(request.command or request.description)),
-        ]
-        update = ToolCallUpdate(
-            tool_call_id=running.acp_id if running else view.new_id("confirm"),
-            title=request.title,
-            kind=kind,
-            status="pending",
-            content=content,
-        )
-        choice = await view.ask(update, CONFIRM_OPTIONS, announce=running is None)
-        return choice if choice in ("apply", "always") else "reject"  # type: ignore[return-value]
-
-    async def on_error(self, error: AgentError, choices: tuple[ErrorChoice, ...]) -> ErrorChoice:
-        offered = options(*(ERROR_OPTIONS[c] for c in choices))
-        title = f"{error.kind} error: {error.message}"
-        choice = await self._view().question(title, offered)
-        return choice if choice in choices else "abort"
-
-    async def on_conflict(self, path: str, description: str) -> ConflictChoice:
-        view = self._view()
-        offered = options(*(CONFLICT_OPTIONS[c] for c in view.conflict_choices))
-        title = f"{path} changed since the model read it. {description}".strip()
-        choice = await view.question(title, offered)
-        return choice if choice in view.conflict_choices else "skip"  # type: ignore[return-value]
-
-    async def on_loop(self, tool_name: str, repeats: int) -> LoopChoice:
-        title = f"{tool_name} was called {repeats} times in a row with the same arguments"
-        choice = await self._view().question(title, LOOP_OPTIONS)
-        return "continue" if choice == "continue" else "stop"
+    async def decide(self, question: Question) -> Answer | str:
+        if self.session is None:  # only the large-project question could come this early
+            return question.safe
+        return await self.session.ask(question)
 
 
 class AcpSession:
-    def __init__(self, app: AppContext, conn: Client, decisions: AcpDecisions) -> None:
-        self.app = app
-        self.root = app.root
-        self.id = app.session.id
-        self.conn = conn
+    def __init__(self, workspace: Workspace, conn: Client, decider: AcpDecider) -> None:
+        self.workspace = workspace
+        self.root = workspace.root
+        self.id = workspace.session_id
         self.outbox = Outbox(conn, self.id)
-        self.conflict_choices: tuple[str, ...] = ("skip", "regenerate")
+        self.conn = conn
         self._ids: dict[str, Running] = {}
         self._running: list[Running] = []
         self._count = 0
-        decisions.session = self
-        app.agent.subscribe(self.on_event)
+        self._progress_at = 0.0
+        decider.session = self
+        self._unsubscribe = workspace.subscribe(self.on_event)
 
-    # --- events -------------------------------------------------------------------------
+    # --- events ---------------------------------------------------------------------------
 
-    def on_event(self, event: AgentEvent) -> None:
+    def on_event(self, event: Event) -> None:
         if isinstance(event, MessageDelta):
             self.outbox.put(update_agent_message_text(event.text))
         elif isinstance(event, ToolCallStart):
@@ -185,24 +132,32 @@ class AcpSession:
             self._running.append(running)
             self.outbox.put(tool_started(running.acp_id, event.call, event.summary, self.root))
         elif isinstance(event, ToolCallEnd):
-            known = self._ids.pop(event.call.id, None)
-            if known is None:  # cancelled before it started: the client still hears of it
-                known = Running(self.new_id(event.call.id), tool_kind(event.call.name))
-                self.outbox.put(tool_started(known.acp_id, event.call, event.call.name, self.root))
-            elif known in self._running:
-                self._running.remove(known)
-            self.outbox.put(tool_ended(known.acp_id, event.result, self.root))
-        elif isinstance(event, ErrorRaised) and event.error.kind == "conflict":
-            self.conflict_choices = event.choices
+            self._ended(event)
+        elif isinstance(event, IndexProgress) and not event.background:
+            now = time.monotonic()
+            if event.done < event.total and now - self._progress_at < PROGRESS_EVERY_S:
+                return
+            self._progress_at = now
+            name = self.root.name
+            line = f"Indexing {name}: {event.done:,}/{event.total:,} files\n"
+            self.outbox.put(update_agent_message_text(line))
         elif isinstance(event, Compaction):
-            self.outbox.put(
-                update_agent_thought_text(
-                    f"Context compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens."
-                )
-            )
+            line = f"Context compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens."
+            self.outbox.put(update_agent_thought_text(line))
+        elif isinstance(event, WatcherFailed):
+            self.outbox.put(update_agent_thought_text(event.message))
         elif isinstance(event, AgentEnd) and event.reason not in ("done", "aborted"):
             detail = event.detail or event.reason
             self.outbox.put(update_agent_message_text(f"\n\nipuaro stopped: {detail}"))
+
+    def _ended(self, event: ToolCallEnd) -> None:
+        known = self._ids.pop(event.call.id, None)
+        if known is None:  # cancelled before it started: the client still hears of it
+            known = Running(self.new_id(event.call.id), tool_kind(event.call.name))
+            self.outbox.put(tool_started(known.acp_id, event.call, event.call.name, self.root))
+        elif known in self._running:
+            self._running.remove(known)
+        self.outbox.put(tool_ended(known.acp_id, event.result, self.root, known.shown))
 
     def new_id(self, base: str) -> str:
         self._count += 1
@@ -216,53 +171,57 @@ class AcpSession:
 
     # --- questions ------------------------------------------------------------------------
 
-    async def ask(
-        self, update: ToolCallUpdate, offered: list[PermissionOption], *, announce: bool
-    ) -> str | None:
-        """The option the user picked, or None when the question was cancelled."""
-        if announce:
+    async def ask(self, question: Question) -> str:
+        """Put ``question`` to the client; its safe answer when the client cancels it."""
+        content: list[ToolContent] = []
+        kind: ToolKind = "other"
+        running: Running | None = None
+        if isinstance(question, ConfirmChange):
+            request = question.request
+            kind = CONFIRM_KINDS.get(request.kind, "other")
+            running = self.running_call(kind)
+            content.extend(confirm_diffs(self.root, request.files))
+            if running is not None:
+                running.shown = list(content)
+        if not content or not isinstance(question, ConfirmChange):
+            content.append(tool_content(text_block(question.message or question.title)))
+        acp_id = running.acp_id if running is not None else self.new_id("question")
+        if running is None:
             self.outbox.put(
                 start_tool_call(
-                    update.tool_call_id,
-                    update.title or "question",
-                    kind=update.kind,
-                    status="pending",
-                    content=update.content,
+                    acp_id, question.title, kind=kind, status="pending", content=content
                 )
             )
+        update = ToolCallUpdate(
+            tool_call_id=acp_id, title=question.title, kind=kind, status="pending", content=content
+        )
         await self.outbox.flush()
-        response = await self.conn.request_permission(self.id, update, offered)
+        response = await self.conn.request_permission(self.id, update, permission_options(question))
         outcome = response.outcome
-        return outcome.option_id if isinstance(outcome, AllowedOutcome) else None
-
-    async def question(self, title: str, offered: list[PermissionOption]) -> str | None:
-        """A question that is not about a tool call: shown as its own pending entry."""
-        acp_id = self.new_id("question")
-        update = ToolCallUpdate(tool_call_id=acp_id, title=title, kind="other", status="pending")
-        choice = await self.ask(update, offered, announce=True)
-        self.outbox.put(_answered(acp_id, choice))
+        choice = outcome.option_id if isinstance(outcome, AllowedOutcome) else question.safe
+        if running is None:
+            self.outbox.put(
+                update_tool_call(
+                    acp_id,
+                    status="completed",
+                    content=[*content, tool_content(text_block(f"answer: {choice}"))],
+                )
+            )
         return choice
 
     # --- turns ----------------------------------------------------------------------------
 
     async def prompt(self, text: str) -> AgentEnd:
-        end = await self.app.agent.send(text)
+        end = await self.workspace.send(text)
         await self.outbox.flush()
         return end
 
     def cancel(self) -> None:
-        self.app.agent.abort()
+        self.workspace.abort()
 
     async def close(self) -> None:
+        self._unsubscribe()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.outbox.flush(), timeout=1)
         await self.outbox.close()
-        await self.app.aclose()
-
-
-def _answered(acp_id: str, choice: str | None) -> Update:
-    return update_tool_call(
-        acp_id,
-        status="completed" if choice else "failed",
-        content=[tool_content(text_block(f"answer: {choice or 'cancelled'}"))],
-    )
+        await self.workspace.aclose()
