@@ -169,3 +169,36 @@ async def test_session_load_restores_a_stored_session(
         # The model saw the loaded history: the earlier request is in what it was sent.
         last = model_server.chat_requests()[-1]
         assert any("round the tax" in str(m.get("content")) for m in last["messages"])
+
+
+async def test_an_unknown_command_asks_and_runs_only_when_allowed(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    command = "python3 -c \"open('made.txt', 'w').write('ran')\""
+    client = RecordingClient(answer="reject")
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        for answer in ("reject", "apply"):
+            client.clear()
+            client.answer = answer
+            model_server.enqueue(
+                ScriptedReply(tool_calls=[tool("run_command", command=command)]),
+                ScriptedReply(text="Done."),
+            )
+            response = await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=[text_block("make the file")]),
+                TIMEOUT,
+            )
+            assert response.stop_reason == "end_turn"
+            [asked] = client.permissions
+            [start] = client.tool_starts()
+            assert start.kind == "execute" and asked.tool_call.tool_call_id == start.tool_call_id
+            assert asked.tool_call.kind == "execute"
+            shown = [c.content.text for c in asked.tool_call.content or [] if c.type == "content"]
+            assert any(command in text for text in shown), shown
+            ends = {u.tool_call_id: u.status for u in client.tool_updates() if u.status}
+            if answer == "reject":
+                assert ends[start.tool_call_id] == "failed"
+                assert not (project / "made.txt").exists()
+        assert (project / "made.txt").read_text() == "ran"
+        assert ends[start.tool_call_id] == "completed"

@@ -1,0 +1,210 @@
+"""The pure half of the ACP server: tool kinds, locations, permission options for every kind
+of question, prompts, replayed history, and the line transport's answers to bad lines."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import RequestError
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from ipuaro.acp.channel import LineTransport
+from ipuaro.acp.mapping import (
+    locations,
+    permission_options,
+    replay,
+    tool_ended,
+    tool_kind,
+)
+from ipuaro.acp.server import prompt_text
+from ipuaro.core.decisions import (
+    ConfirmChange,
+    ConfirmRequest,
+    LargeProject,
+    LoopDetected,
+    OverwriteChanges,
+    RecoverError,
+    ResolveConflict,
+)
+from ipuaro.core.events import AgentError
+from ipuaro.domain import ChatMessage, ToolCall, ToolResult
+from ipuaro.tools.registry import ToolRegistry
+
+ROOT = Path("/work/project")
+
+
+def test_every_registered_tool_has_a_kind() -> None:
+    names = [spec["name"] for spec in ToolRegistry.default().specs()]
+    assert names
+    assert [name for name in names if tool_kind(name) == "other"] == []
+    assert tool_kind("get_lines") == "read" and tool_kind("grep_search") == "search"
+    assert tool_kind("replace") == "edit" and tool_kind("delete_file") == "delete"
+    assert tool_kind("run_command") == "execute" and tool_kind("made_up") == "other"
+
+
+def test_locations_are_absolute_whatever_the_path_argument_is_called() -> None:
+    [where] = locations(ROOT, {"file_path": "shop/cart.py", "start_line": 12})
+    assert where.path == "/work/project/shop/cart.py" and where.line == 12
+    assert locations(ROOT, {"pattern": "TODO"}) == []
+    assert locations(ROOT, {"path": "", "target_file": "a.py"})[0].path == "/work/project/a.py"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            ConfirmChange.of(ConfirmRequest(kind="edit", title="Edit a.py", description="")),
+            [("apply", "allow_once"), ("reject", "reject_once")],
+        ),
+        (
+            ConfirmChange.of(
+                ConfirmRequest(kind="command", title="Run", description="", command="x")
+            ),
+            [("apply", "allow_once"), ("always", "allow_always"), ("reject", "reject_once")],
+        ),
+        (
+            RecoverError.of(AgentError("llm", "boom"), ("retry", "skip", "abort")),
+            [("retry", "allow_once"), ("skip", "reject_once"), ("abort", "reject_always")],
+        ),
+        (
+            ResolveConflict.of("a.py", "changed", ("skip", "regenerate")),
+            [("skip", "reject_once"), ("regenerate", "reject_always")],
+        ),
+        (LoopDetected.of("get_lines", 3), [("continue", "allow_once"), ("stop", "reject_once")]),
+        (
+            LargeProject.of("p", 20_000, 10_000),
+            [("continue", "allow_once"), ("cancel", "reject_once")],
+        ),
+        (OverwriteChanges.of("undo", "newer"), [("force", "allow_once"), ("keep", "reject_once")]),
+    ],
+)
+def test_every_question_becomes_permission_options_named_by_their_answer(
+    question: Any, expected: list[tuple[str, str]]
+) -> None:
+    options = permission_options(question)
+    assert [(o.option_id, o.kind) for o in options] == expected
+    assert all(o.name for o in options)
+
+
+def test_prompt_text_keeps_text_links_and_attached_files() -> None:
+    text = prompt_text(
+        [
+            TextContentBlock(type="text", text="explain"),
+            ResourceContentBlock(type="resource_link", name="cart", uri="file:///p/shop/cart.py"),
+            EmbeddedResourceContentBlock(
+                type="resource",
+                resource=TextResourceContents(uri="file:///p/a.py", text="x = 1"),
+            ),
+        ]
+    )
+    assert text == "explain\n\n@/p/shop/cart.py\n\n/p/a.py:\n```\nx = 1\n```"
+    with pytest.raises(RequestError) as refused:
+        prompt_text([ImageContentBlock(type="image", data="AAAA", mime_type="image/png")])
+    assert refused.value.code == -32602 and "image" in str(refused.value)
+
+
+def test_a_stored_history_replays_as_the_updates_seen_live() -> None:
+    call = ToolCall(id="c1", name="replace", parameters={"path": "a.py", "old": "1", "new": "2"})
+    history = [
+        ChatMessage(role="user", content="change it", timestamp=1),
+        ChatMessage(role="assistant", content="On it.", timestamp=2, tool_calls=[call]),
+        ChatMessage(
+            role="tool",
+            content="refused",
+            timestamp=3,
+            tool_results=[ToolResult(call_id="c1", success=False, error="the user rejected")],
+        ),
+        ChatMessage(role="system", content="summary of before", timestamp=4, kind="summary"),
+        ChatMessage(role="user", content="bad call format", timestamp=5, kind="error"),
+        ChatMessage(role="assistant", content="Left it.", timestamp=6),
+    ]
+    updates = list(replay(history, ROOT, {"replace"}))
+    kinds = [type(u) for u in updates]
+    assert kinds == [
+        UserMessageChunk,
+        AgentMessageChunk,
+        ToolCallStart,
+        ToolCallProgress,
+        AgentThoughtChunk,
+        AgentMessageChunk,
+    ]
+    start, end = updates[2], updates[3]
+    assert isinstance(start, ToolCallStart) and isinstance(end, ToolCallProgress)
+    assert (
+        start.kind == "edit" and start.locations and start.locations[0].path == "/work/project/a.py"
+    )
+    assert end.status == "failed" and end.tool_call_id == start.tool_call_id
+
+
+def test_a_finished_edit_shows_its_diff_and_changed_files() -> None:
+    result = ToolResult(
+        call_id="c", success=True, diff="--- a.py\n+++ a.py\n", changed_paths=["a.py"]
+    )
+    update = tool_ended("7:c", result, ROOT)
+    assert update.status == "completed"
+    assert update.locations and update.locations[0].path == "/work/project/a.py"
+    assert update.content and "```diff" in update.content[0].content.text  # type: ignore[union-attr]
+    output = tool_ended("8:c", ToolResult(call_id="c", success=True, data="x" * 10_000), ROOT)
+    text = output.content[0].content.text  # type: ignore[index,union-attr]
+    assert len(text) < 4200 and "more characters" in text
+
+
+class CollectingWriter:
+    """The write half of a pipe, kept in memory (the transport only writes and drains)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, data: bytes) -> None:
+        self.data.extend(data)
+
+    async def drain(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"not json", -32700),
+        (b"{", -32700),
+        (b"\xff\xfe garbage", -32700),
+        (b"[1, 2]", -32600),
+        (b'"a string"', -32600),
+        (b"42", -32600),
+        (b"null", -32600),
+    ],
+)
+async def test_a_bad_line_gets_an_error_and_the_next_message_still_arrives(
+    line: bytes, code: int
+) -> None:
+    reader = asyncio.StreamReader()
+    writer = CollectingWriter()
+    transport = LineTransport(reader, writer)  # type: ignore[arg-type]
+    good = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    reader.feed_data(line + b"\n\n" + json.dumps(good).encode() + b"\n")
+    reader.feed_eof()
+    assert await transport.receive() == good
+    [error] = [json.loads(x) for x in writer.data.decode().splitlines()]
+    assert error["id"] is None and error["error"]["code"] == code
+    assert await transport.receive() is None
