@@ -55,6 +55,8 @@ class RecordingClient:
     (an option id, or None to cancel the question)."""
 
     answer: str | None = "apply"
+    hold: asyncio.Event | None = None
+    """When set, a permission question waits for this event (the user has not decided yet)."""
     updates: list[tuple[str, Any, float]] = field(default_factory=list)
     permissions: list[PermissionAsked] = field(default_factory=list)
     on_update: Callable[[Any], None] | None = None
@@ -72,6 +74,8 @@ class RecordingClient:
         **kwargs: Any,
     ) -> RequestPermissionResponse:
         self.permissions.append(PermissionAsked(session_id, tool_call, options, time.monotonic()))
+        if self.hold is not None:
+            await self.hold.wait()
         if self.answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(

@@ -8,7 +8,8 @@ import asyncio
 import time
 from pathlib import Path
 
-from acp import text_block
+import pytest
+from acp import RequestError, text_block
 from acp.schema import FileEditToolCallContent, UserMessageChunk
 
 from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
@@ -115,6 +116,11 @@ async def test_cancel_during_streaming_ends_the_turn_within_a_second(
             conn.prompt(session_id=session.session_id, prompt=[text_block("explain everything")])
         )
         await asyncio.wait_for(streaming.wait(), TIMEOUT)
+        # A second prompt while the first streams is refused, and the first goes on.
+        with pytest.raises(RequestError) as busy:
+            await conn.prompt(session_id=session.session_id, prompt=[text_block("and also")])
+        assert busy.value.code == -32600 and "session/cancel" in str(busy.value)
+        assert not turn.done()
         started = time.monotonic()
         await conn.cancel(session_id=session.session_id)
         response = await asyncio.wait_for(turn, TIMEOUT)
@@ -202,3 +208,33 @@ async def test_an_unknown_command_asks_and_runs_only_when_allowed(
                 assert not (project / "made.txt").exists()
         assert (project / "made.txt").read_text() == "ran"
         assert ends[start.tool_call_id] == "completed"
+
+
+async def test_cancel_while_a_permission_question_is_open_leaves_the_file_alone(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """The worst moment: the edit waits for the user's answer when the user cancels."""
+    pricing = project / "shop" / "pricing.py"
+    original = pricing.read_text()
+    client = RecordingClient(answer="apply", hold=asyncio.Event())
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        edit_script(model_server, ROUND_DOWN, ROUND_HALF_UP, "never said")
+        turn = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("round the tax")])
+        )
+        deadline = time.monotonic() + TIMEOUT
+        while not client.permissions and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert client.permissions, "the edit never asked"
+        started = time.monotonic()
+        await conn.cancel(session_id=session.session_id)
+        response = await asyncio.wait_for(turn, TIMEOUT)
+        assert response.stop_reason == "cancelled"
+        assert time.monotonic() - started < 1.0
+        client.hold.set()  # the user answers "apply" after all: too late, nothing is written
+        await asyncio.sleep(0.2)
+        assert pricing.read_text() == original
+        edit = client.tool_starts()[-1]
+        ends = {u.tool_call_id: u.status for u in client.tool_updates() if u.status}
+        assert ends[edit.tool_call_id] == "failed"
