@@ -25,6 +25,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
     ContentToolCallContent,
+    CurrentModeUpdate,
     FileEditToolCallContent,
     PermissionOption,
     PermissionOptionKind,
@@ -42,7 +43,14 @@ from ipuaro.core.events import EndReason
 from ipuaro.core.transcript import visible_text
 from ipuaro.domain import ChatMessage, ToolCall, ToolResult
 
-Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
+Update = (
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | UserMessageChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | CurrentModeUpdate
+)
 ToolContent = ContentToolCallContent | FileEditToolCallContent
 
 TOOL_KINDS: dict[str, ToolKind] = {

@@ -8,8 +8,10 @@ that was never opened — is answered with a JSON-RPC error that says what to do
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
@@ -22,21 +24,30 @@ from acp.schema import (
     ImageContentBlock,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    SessionCapabilities,
+    SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
     TextContentBlock,
     TextResourceContents,
 )
+from acp.schema import SessionInfo as AcpSessionInfo
 
 from ipuaro import __version__
 from ipuaro.acp.channel import open_transport
 from ipuaro.acp.mapping import STOP_REASONS, replay
 from ipuaro.acp.session import AcpDecider, AcpSession
 from ipuaro.config.loader import ConfigError, load_config
-from ipuaro.core.errors import IndexFailed, OpenError
+from ipuaro.core.errors import IndexFailed, OpenError, SessionsUnavailable
+from ipuaro.core.reports import SessionInfo
+from ipuaro.core.sessions import SessionArchive
 from ipuaro.core.workspace import Workspace, WorkspaceOptions
 
 log = logging.getLogger(__name__)
@@ -52,6 +63,26 @@ PromptBlock = (
     | ResourceContentBlock
     | EmbeddedResourceContentBlock
 )
+
+MODES = (
+    SessionMode(
+        id="code",
+        name="Code",
+        description="Reads, searches, edits and runs commands (edits and unknown commands ask)",
+    ),
+    SessionMode(
+        id="plan",
+        name="Plan",
+        description="Reads and searches only: proposes a plan, edits nothing, runs nothing",
+    ),
+)
+MODE_IDS = tuple(mode.id for mode in MODES)
+
+
+def modes(plan_mode: bool) -> SessionModeState:
+    return SessionModeState(
+        current_mode_id="plan" if plan_mode else "code", available_modes=list(MODES)
+    )
 
 
 def prompt_text(blocks: Sequence[PromptBlock]) -> str:
@@ -103,6 +134,7 @@ class IpuaroAcpAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
             ),
             agent_info=Implementation(name="ipuaro", title="ipuaro", version=__version__),
@@ -113,7 +145,7 @@ class IpuaroAcpAgent:
         self, cwd: str, mcp_servers: Any = None, **kwargs: Any
     ) -> NewSessionResponse:
         session = await self._open("session/new", cwd, None)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, modes=modes(session.workspace.plan_mode))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
@@ -125,7 +157,58 @@ class IpuaroAcpAgent:
         for update in replay(workspace.history(), session.root, workspace.tool_names()):
             session.outbox.put(update)
         await session.outbox.flush()
-        return LoadSessionResponse()
+        return LoadSessionResponse(modes=modes(workspace.plan_mode))
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        session = self._session("session/set_mode", session_id)
+        if mode_id not in MODE_IDS:
+            raise RequestError(
+                INVALID_PARAMS,
+                f"session/set_mode: no mode {mode_id!r}; the modes are {', '.join(MODE_IDS)}",
+            )
+        if session.workspace.busy:
+            raise RequestError(
+                INVALID_REQUEST,
+                "session/set_mode: the session is answering a prompt; change the mode after it",
+            )
+        session.workspace.set_plan_mode(mode_id == "plan")
+        return SetSessionModeResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The stored sessions of the project at ``cwd``, newest first (ipuaro keeps sessions
+        per project, so ``cwd`` is required)."""
+        if cwd is None or not Path(cwd).is_absolute() or not Path(cwd).is_dir():
+            raise RequestError(
+                INVALID_PARAMS,
+                "session/list: give cwd, the absolute path of the project folder "
+                "(ipuaro keeps sessions per project)",
+            )
+        root = Path(cwd).resolve()
+
+        def read() -> list[SessionInfo]:
+            config = load_config(root, self.overrides, config_file=self.config_file)
+            with SessionArchive.opened(root, config) as archive:
+                return archive.sessions()
+
+        try:
+            stored = await asyncio.to_thread(read)
+        except (ConfigError, SessionsUnavailable) as error:
+            raise RequestError(SERVER_ERROR, f"session/list: {error}") from None
+        return ListSessionsResponse(
+            sessions=[
+                AcpSessionInfo(
+                    session_id=info.id,
+                    cwd=str(root),
+                    title=info.title,
+                    updated_at=datetime.fromtimestamp(info.last_activity_at, UTC).isoformat(),
+                )
+                for info in sorted(stored, key=lambda i: i.last_activity_at, reverse=True)
+            ]
+        )
 
     async def prompt(
         self, session_id: str, prompt: list[PromptBlock], **kwargs: Any

@@ -24,7 +24,7 @@ from acp import (
     update_tool_call,
 )
 from acp.interfaces import Client
-from acp.schema import AllowedOutcome, ToolCallUpdate, ToolKind
+from acp.schema import AllowedOutcome, CurrentModeUpdate, ToolCallUpdate, ToolKind
 
 from ipuaro.acp.mapping import (
     CONFIRM_KINDS,
@@ -43,6 +43,7 @@ from ipuaro.core.events import (
     Event,
     IndexProgress,
     MessageDelta,
+    ModeChanged,
     ToolCallEnd,
     ToolCallStart,
     WatcherFailed,
@@ -144,6 +145,11 @@ class AcpSession:
         elif isinstance(event, Compaction):
             line = f"Context compacted: {event.tokens_before:,} → {event.tokens_after:,} tokens."
             self.outbox.put(update_agent_thought_text(line))
+        elif isinstance(event, ModeChanged):
+            mode = "plan" if event.plan_mode else "code"
+            self.outbox.put(
+                CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
+            )
         elif isinstance(event, WatcherFailed):
             self.outbox.put(update_agent_thought_text(event.message))
         elif isinstance(event, AgentEnd) and event.reason not in ("done", "aborted"):

@@ -1,0 +1,77 @@
+"""Sessions and modes over ACP: session/list shows a project's stored sessions, and plan mode
+takes the editing tools away (nothing is asked, nothing is written)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from acp import RequestError, text_block
+from acp.schema import CurrentModeUpdate
+
+from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
+from tests.acp.test_acp_flow import ROUND_DOWN, ROUND_HALF_UP, tool
+from tests.stubs.model_server import ModelStubServer, ScriptedReply
+
+
+async def test_session_list_shows_the_projects_sessions_newest_first(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    client = RecordingClient()
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        first = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        model_server.enqueue(ScriptedReply(text="Hello."))
+        await asyncio.wait_for(
+            conn.prompt(session_id=first.session_id, prompt=[text_block("say hello")]), TIMEOUT
+        )
+        await asyncio.sleep(0.05)  # a later activity time for the second session
+        second = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        listed = await asyncio.wait_for(conn.list_sessions(cwd=str(project)), TIMEOUT)
+        assert [s.session_id for s in listed.sessions][:2] == [
+            second.session_id,
+            first.session_id,
+        ]
+        titled = {s.session_id: s.title for s in listed.sessions}
+        assert titled[first.session_id] == "say hello"
+        assert all(s.cwd == str(project) and s.updated_at for s in listed.sessions)
+        with pytest.raises(RequestError) as missing:
+            await conn.list_sessions()
+        assert missing.value.code == -32602 and "cwd" in str(missing.value)
+
+
+async def test_plan_mode_takes_the_edit_tools_away(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    pricing = project / "shop" / "pricing.py"
+    original = pricing.read_text()
+    client = RecordingClient(answer="apply")
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        assert session.modes is not None and session.modes.current_mode_id == "code"
+        assert [m.id for m in session.modes.available_modes] == ["code", "plan"]
+        with pytest.raises(RequestError) as unknown:
+            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+        assert unknown.value.code == -32602 and "plan" in str(unknown.value)
+
+        await asyncio.wait_for(
+            conn.set_session_mode(session_id=session.session_id, mode_id="plan"), TIMEOUT
+        )
+        model_server.enqueue(
+            ScriptedReply(
+                tool_calls=[
+                    tool("replace", path="shop/pricing.py", old=ROUND_DOWN, new=ROUND_HALF_UP)
+                ]
+            ),
+            ScriptedReply(text="1. Change the rounding in tax()."),
+        )
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("plan the rounding")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        assert client.permissions == []  # nothing to ask: the edit could not even start
+        assert pricing.read_text() == original
+        offered = {t["function"]["name"] for t in model_server.chat_requests()[-1]["tools"]}
+        assert "replace" not in offered and "get_lines" in offered
+        assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["plan"]
