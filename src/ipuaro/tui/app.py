@@ -80,7 +80,7 @@ class IpuaroApp(App[int]):
         key_guard_s: float = KEY_GUARD_S,
     ) -> None:
         super().__init__()
-        from ipuaro.store.naming import project_name as name_of
+        from ipuaro.config.paths import project_name as name_of
 
         self.root = root.resolve()
         self.config = config
