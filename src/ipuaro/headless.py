@@ -11,32 +11,41 @@ Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused by pol
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
-from ipuaro.agent.events import (
+from ipuaro.config.schema import Config, LlmConfig
+from ipuaro.core.decisions import (
+    ConfirmChange,
+    LargeProject,
+    LoopDetected,
+    Question,
+    RecoverError,
+    ResolveConflict,
+)
+from ipuaro.core.events import (
     AgentEnd,
     AgentError,
-    AgentEvent,
-    ConflictChoice,
     EndReason,
     ErrorChoice,
     ErrorRaised,
-    LoopChoice,
+    Event,
     MessageDelta,
     MessageEnd,
     ToolCallEnd,
     ToolCallStart,
 )
-from ipuaro.config.schema import Config, LlmConfig
+from ipuaro.domain import MessageStats
+
+if TYPE_CHECKING:
+    from ipuaro.core.workspace import Workspace
 
 OutputMode = Literal["text", "json", "stream-json"]
 
@@ -66,10 +75,16 @@ class HeadlessOptions:
     on_error: ErrorChoice = "abort"
     session_id: str | None = None
     new_session: bool = False
+    evaluate: bool = False
+    """``--eval``: check the answer's citations against the index, then have the model
+    critique it (without a prompt: the session's last answer)."""
 
 
-class HeadlessHandlers:
-    """Answers the agent's questions by policy, never by asking."""
+class HeadlessDecider:
+    """Answers every question by policy, never by asking: errors by ``--on-error`` (a retry
+    at most ``MAX_RETRIES`` times per failure), a conflict applied only with ``--auto-apply``,
+    a loop stopped, a large project indexed. Edits and commands are not asked at all: the
+    workspace runs unattended (``--auto-apply`` / ``--allow-commands`` lift the refusal)."""
 
     def __init__(self, on_error: ErrorChoice, auto_apply: bool) -> None:
         self.on_error_choice = on_error
@@ -77,24 +92,31 @@ class HeadlessHandlers:
         self.errors: list[AgentError] = []
         self._retries: dict[str, int] = {}
 
-    async def on_error(self, error: AgentError, choices: tuple[ErrorChoice, ...]) -> ErrorChoice:
+    async def decide(self, question: Question) -> str:
+        if isinstance(question, RecoverError):
+            return self._on_error(question)
+        if isinstance(question, ResolveConflict):
+            # Applying onto a changed file is what --auto-apply asked for; without it, nobody
+            # agreed.
+            return "apply" if self.auto_apply else "skip"
+        if isinstance(question, LoopDetected):
+            return "stop"
+        if isinstance(question, LargeProject):
+            return "continue"
+        if isinstance(question, ConfirmChange):
+            return "apply" if self.auto_apply else "reject"
+        return question.safe
+
+    def _on_error(self, question: RecoverError) -> str:
+        error = question.error
         self.errors.append(error)
-        choice = self.on_error_choice if self.on_error_choice in choices else "abort"
+        choice = self.on_error_choice if self.on_error_choice in question.values() else "abort"
         if choice == "retry":
             key = f"{error.kind}:{error.message}"
             self._retries[key] = self._retries.get(key, 0) + 1
             if self._retries[key] > MAX_RETRIES:
                 return "abort"
         return choice
-
-    async def on_conflict(
-        self, path: str, description: str, choices: tuple[ConflictChoice, ...] = ()
-    ) -> ConflictChoice:
-        # Applying onto a changed file is what --auto-apply asked for; without it, nobody agreed.
-        return "apply" if self.auto_apply else "skip"
-
-    async def on_loop(self, tool_name: str, repeats: int) -> LoopChoice:
-        return "stop"
 
 
 def server_hint(llm: LlmConfig) -> str:
@@ -151,7 +173,7 @@ class Printer:
         self.err = err
         self._line_open = False
 
-    def __call__(self, event: AgentEvent) -> None:
+    def __call__(self, event: Event) -> None:
         if self.mode == "stream-json":
             self.out.write(json.dumps(to_jsonable(event, camel=True), ensure_ascii=False) + "\n")
             self.out.flush()
@@ -218,8 +240,8 @@ def result_payload(
 def _hint(event: ToolCallEnd) -> str:
     """The flag that would have allowed this refusal (none for a deny rule or a protected
     path, which no flag lifts)."""
-    if (event.result.details or {}).get("diff"):
-        return " (allow edits with --auto-apply)"  # only an edit awaiting confirmation has one
+    if event.result.diff:
+        return " (allow edits with --auto-apply)"  # only a refused edit has a diff here
     error = event.result.error or ""
     if event.call.name in COMMAND_TOOLS and not error.startswith("command refused by policy"):
         return " (allow commands with --allow-commands)"
@@ -228,12 +250,12 @@ def _hint(event: ToolCallEnd) -> str:
 
 def _refusal_watcher(
     report: RunReport, stop: Callable[[EndReason, str], None]
-) -> Callable[[AgentEvent], None]:
-    def watch(event: AgentEvent) -> None:
+) -> Callable[[Event], None]:
+    def watch(event: Event) -> None:
         if not isinstance(event, ToolCallEnd) or event.result.success:
             return
         message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
-        if (event.result.details or {}).get("refused"):
+        if event.result.refused:
             report.refusals.append(f"{event.call.name}: {message}")
             stop("refused", f"{event.call.name} was refused by policy: {message}{_hint(event)}")
         else:
@@ -274,57 +296,67 @@ async def run_headless(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    from ipuaro.agent.sessions import SessionNotFound
-    from ipuaro.core.wiring import build_app
-    from ipuaro.llm.errors import ModelError
-    from ipuaro.llm.factory import create_client
-    from ipuaro.store.protocol import StoreError
+    from ipuaro.core.checks import model_server_reachable
+    from ipuaro.core.errors import IndexFailed, OpenError
+    from ipuaro.core.workspace import Workspace, WorkspaceOptions
 
     out = out or sys.stdout
     err = err or sys.stderr
-    probe = create_client(config.llm)
-    try:
-        reachable = await probe.is_available()
-    finally:
-        await probe.aclose()
-    if not reachable:
+    if not await model_server_reachable(config):
         return _failed_before_start(server_hint(config.llm), config, options.output, out, err)
-    handlers = HeadlessHandlers(options.on_error, options.auto_apply)
+    decider = HeadlessDecider(options.on_error, options.auto_apply)
     try:
-        app = await build_app(
+        workspace = await Workspace.open(
             root,
             config,
-            handlers=handlers,
-            confirm=None,
-            auto_apply=options.auto_apply,
-            session_id=options.session_id,
-            new_session=options.new_session,
-            allow_commands=options.allow_commands,
+            decider,
+            WorkspaceOptions(
+                auto_apply=options.auto_apply,
+                allow_commands=options.allow_commands,
+                session_id=options.session_id,
+                new_session=options.new_session,
+                unattended=True,
+            ),
         )
-    except (StoreError, SessionNotFound) as error:
+    except OpenError as error:
         return _failed_before_start(str(error), config, options.output, out, err)
-    except ModelError as error:
-        message = f"{error.message} — {error.suggestion}"
-        return _failed_before_start(message, config, options.output, out, err)
     try:
-        for warning in app.warnings:
+        for warning in workspace.warnings:
             err.write(f"ipuaro: warning: {warning}\n")
         try:
-            await asyncio.to_thread(app.indexer.index)
-        except StoreError as error:
+            await workspace.reindex()
+        except IndexFailed as error:
             message = f"indexing failed: {error}"
             return _failed_before_start(message, config, options.output, out, err)
         report = RunReport()
         printer = Printer(options.output, out, err)
-        app.agent.subscribe(printer)
-        app.agent.subscribe(_refusal_watcher(report, app.agent.request_stop))
-        end = await app.agent.send(options.prompt)
-        printer.final(
-            result_payload(end, app.session.id, app.client.model, app.window.tokens, report)
-        )
+        workspace.subscribe(printer)
+        workspace.subscribe(_refusal_watcher(report, workspace.request_stop))
+        end = await _run(workspace, options, err)
+        window = workspace.window.tokens
+        printer.final(result_payload(end, workspace.session_id, workspace.model, window, report))
         return EXIT_CODES[end.reason]
     finally:
-        await app.aclose()
+        await workspace.aclose()
+
+
+async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
+    """The prompt; with ``--eval`` then the citation check of its answer and the critique."""
+    end: AgentEnd | None = None
+    if options.prompt.strip():
+        end = await workspace.send(options.prompt)
+        if end.reason != "done" or not options.evaluate:
+            return end
+    evaluation = await workspace.evaluate()
+    if evaluation is None:
+        return AgentEnd(
+            answer="",
+            reason="error",
+            stats=MessageStats(),
+            detail="there is no answer to evaluate yet (pass -p, or --session with an answer)",
+        )
+    err.write(evaluation.evidence() + "\n")
+    return await workspace.send(evaluation.prompt)
 
 
 def _count(number: int, noun: str) -> str:

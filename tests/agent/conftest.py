@@ -21,8 +21,8 @@ from ipuaro.agent.events import (
     ErrorChoice,
     LoopChoice,
 )
-from ipuaro.core.wiring import AppContext, build_app
 from ipuaro.config.loader import load_config
+from ipuaro.core.wiring import AppContext, build_app
 from ipuaro.llm.tokens import estimate_tokens
 from ipuaro.tools.base import ConfirmChoice, ConfirmRequest
 from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ipuaro.agent.events import AgentEvent, ConflictChoice, ErrorChoice, LoopChoice
-from ipuaro.core.wiring import build_app
 from ipuaro.config.loader import load_config
+from ipuaro.core.wiring import build_app
 from ipuaro.headless import to_jsonable
 from ipuaro.trace.replay import (
     GOLDEN_VERSION,

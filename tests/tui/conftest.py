@@ -158,7 +158,7 @@ async def settle(pilot: Pilot[Any]) -> None:
             if worker.group in ("agent", "command", "editor") and not worker.is_finished:
                 await asyncio.wait_for(worker.wait(), TIMEOUT)
         await pilot.pause()
-    await until(pilot, lambda: app.ctx is None or not app.ctx.agent.busy)
+    await until(pilot, lambda: app.workspace is None or not app.workspace.busy)
     await pilot.pause()
 
 

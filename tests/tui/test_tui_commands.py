@@ -65,14 +65,14 @@ async def test_clear_keeps_the_session(make_app: MakeApp, stub: ModelStubServer)
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        session_id = app.ctx.session.id  # type: ignore[union-attr]
+        session_id = app.workspace.session_id  # type: ignore[union-attr]
         await submit(pilot, "one")
         await settle(pilot)
         await submit(pilot, "/clear")
         await settle(pilot)
         assert "first answer" not in chat_text(app)
         assert "conversation cleared" in chat_text(app)
-        assert app.ctx.session.id == session_id  # type: ignore[union-attr]
+        assert app.workspace.session_id == session_id  # type: ignore[union-attr]
         await submit(pilot, "two")
         await settle(pilot)
         assert "second answer" in chat_text(app)
@@ -83,14 +83,14 @@ async def test_sessions_list_new_load_delete(make_app: MakeApp, stub: ModelStubS
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        ctx = app.ctx
-        assert ctx is not None
-        first = ctx.session.id
+        workspace = app.workspace
+        assert workspace is not None
+        first = workspace.session_id
         await submit(pilot, "remember me")
         await settle(pilot)
         await submit(pilot, "/sessions new")
         await settle(pilot)
-        second = app.ctx.session.id  # type: ignore[union-attr]
+        second = app.workspace.session_id  # type: ignore[union-attr]
         assert second != first and "remember me" not in chat_text(app)
         await submit(pilot, "/sessions list")
         await settle(pilot)
@@ -115,7 +115,7 @@ async def test_auto_apply_and_plan_toggle_the_status_bar(make_app: MakeApp) -> N
         await ready(pilot)
         await submit(pilot, "/auto-apply on")
         await settle(pilot)
-        assert app.ctx.tool_ctx.auto_apply  # type: ignore[union-attr]
+        assert app.workspace.auto_apply  # type: ignore[union-attr]
         assert "[auto-apply]" in str(app.status.render())
         await submit(pilot, "/auto-apply off")
         await settle(pilot)
@@ -145,11 +145,11 @@ async def test_model_switches_on_the_same_session(make_app: MakeApp, stub: Model
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        session_id = app.ctx.session.id  # type: ignore[union-attr]
+        session_id = app.workspace.session_id  # type: ignore[union-attr]
         await submit(pilot, "/model llama3.1:8b")
         await settle(pilot)
-        assert app.ctx.client.model == "llama3.1:8b"  # type: ignore[union-attr]
-        assert app.ctx.session.id == session_id  # type: ignore[union-attr]
+        assert app.workspace.model == "llama3.1:8b"  # type: ignore[union-attr]
+        assert app.workspace.session_id == session_id  # type: ignore[union-attr]
         await submit(pilot, "hi")
         await settle(pilot)
         assert "from the new model" in chat_text(app)
@@ -210,7 +210,7 @@ async def test_history_up_down_and_persisted_with_the_session(
         assert app.prompt.text == "first question"
         await pilot.press("down", "down")
         assert app.prompt.text == "draft"
-        session_id = app.ctx.session.id  # type: ignore[union-attr]
+        session_id = app.workspace.session_id  # type: ignore[union-attr]
     store = open_store(app.config, project)
     try:
         assert store.get_input_history(session_id) == ["first question", "second question"]

@@ -65,7 +65,7 @@ async def test_error_dialog_skip_or_abort_stops_the_request(
         await settle(pilot)
         assert "✗ stopped by an error" in chat_text(app)
         assert app.status.fields.state == "error"
-        assert not app.ctx.agent.busy  # type: ignore[union-attr]
+        assert not app.workspace.busy  # type: ignore[union-attr]
 
 
 def conflict_steps(project: Path) -> list[Any]:
@@ -200,7 +200,7 @@ async def test_ctrl_c_answers_an_open_dialog_and_stops(
         await pilot.press("ctrl+c")
         await settle(pilot)
         assert not isinstance(app.screen, ChoiceDialog)
-        assert not app.ctx.agent.busy  # type: ignore[union-attr]
+        assert not app.workspace.busy  # type: ignore[union-attr]
         assert "✗ stopped by an error" in chat_text(app)
 
 

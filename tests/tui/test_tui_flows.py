@@ -84,7 +84,7 @@ async def test_typing_while_busy_steers_and_queues_follow_ups(
         await ready(pilot)
         await submit(pilot, "explain login")
         await until(pilot, lambda: len(script.bodies) >= 2)
-        assert app.ctx is not None and app.ctx.agent.busy
+        assert app.workspace is not None and app.workspace.busy
         await submit(pilot, "focus on errors")  # Enter while busy: steer
         app.prompt.load_text("and then list the callers")
         await pilot.press("ctrl+f")  # Ctrl+F while busy: follow-up
@@ -114,7 +114,7 @@ async def test_ctrl_c_interrupts_then_twice_when_idle_quits(
         await pilot.press("ctrl+c")
         await settle(pilot)
         assert "⊘ interrupted" in chat_text(app)
-        assert not app.ctx.agent.busy  # type: ignore[union-attr]
+        assert not app.workspace.busy  # type: ignore[union-attr]
         assert app.is_running
         # The step clock has moved on more than 2 s since the interrupt (the answer's end
         # read it): this press only warns, the next one (1.6 s later) quits.
@@ -133,7 +133,7 @@ async def test_ctrl_d_saves_and_exits_and_the_session_resumes(
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        session_id = app.ctx.session.id  # type: ignore[union-attr]
+        session_id = app.workspace.session_id  # type: ignore[union-attr]
         await submit(pilot, "remember this")
         await settle(pilot)
         await pilot.press("ctrl+d")
@@ -149,7 +149,7 @@ async def test_ctrl_d_saves_and_exits_and_the_session_resumes(
     again = make_app(options=LaunchOptions())  # no --new: the last session resumes
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        assert again.ctx.session.id == session_id  # type: ignore[union-attr]
+        assert again.workspace.session_id == session_id  # type: ignore[union-attr]
         text = chat_text(again)
         assert "resumed session “remember this” (2 messages)" in text
         assert "You: remember this" in text and "Remembered answer." in text
@@ -162,13 +162,13 @@ async def test_new_flag_starts_a_fresh_session(make_app: MakeApp, stub: ModelStu
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        first = app.ctx.session.id  # type: ignore[union-attr]
+        first = app.workspace.session_id  # type: ignore[union-attr]
         await submit(pilot, "old question")
         await settle(pilot)
     fresh = make_app(options=LaunchOptions(new_session=True))
     async with fresh.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        assert fresh.ctx.session.id != first  # type: ignore[union-attr]
+        assert fresh.workspace.session_id != first  # type: ignore[union-attr]
         assert "old answer" not in chat_text(fresh)
 
 

@@ -8,13 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ipuaro.domain import FileData, SymbolDef
-from ipuaro.store.protocol import IndexBatch
-from ipuaro.store.sqlite import SqliteStore
-from ipuaro.tools.base import FileChange
 from ipuaro.core.commands import CommandError, is_command, parse_command
-from ipuaro.tui.completion import complete, word_before
-from ipuaro.tui.diff_render import DARK, changed_spans, compute_file_diff, render_file_diff
 from ipuaro.core.evaluation import (
     PathCitation,
     check_path,
@@ -22,6 +16,12 @@ from ipuaro.core.evaluation import (
     critique_prompt,
     extract_citations,
 )
+from ipuaro.domain import FileData, SymbolDef
+from ipuaro.store.protocol import IndexBatch
+from ipuaro.store.sqlite import SqliteStore
+from ipuaro.tools.base import FileChange
+from ipuaro.tui.completion import complete, word_before
+from ipuaro.tui.diff_render import DARK, changed_spans, compute_file_diff, render_file_diff
 from ipuaro.tui.formatting import StatusFields, duration, session_age, stats_line, status_text
 from ipuaro.tui.history import InputHistory
 from ipuaro.tui.startup import git_branch

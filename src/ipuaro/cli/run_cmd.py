@@ -18,9 +18,7 @@ from ipuaro.cli.common import fail, load_project
         "3 refused by policy, 4 a limit (max turns, loop guard)."
     ),
 )
-@click.option(
-    "-p", "--prompt", required=True, help='The request; "-" reads it from standard input.'
-)
+@click.option("-p", "--prompt", help='The request; "-" reads it from standard input.')
 @click.option(
     "--project",
     type=click.Path(path_type=Path, file_okay=False),
@@ -42,6 +40,13 @@ from ipuaro.cli.common import fail, load_project
 @click.option("--session", "session_id", help="Continue this session (see `ipuaro sessions`).")
 @click.option("--model", help="Model name (llm.model).")
 @click.option(
+    "--eval",
+    "evaluate",
+    is_flag=True,
+    help="Then check the answer's paths, lines and names against the index and have the model "
+    "critique it (/eval). Without -p: the last answer of --session.",
+)
+@click.option(
     "--on-error",
     type=click.Choice(["abort", "skip", "retry"]),
     default="abort",
@@ -58,6 +63,7 @@ def command(
     new_session: bool,
     session_id: str | None,
     model: str | None,
+    evaluate: bool,
     on_error: str,
 ) -> None:
     import asyncio
@@ -66,18 +72,23 @@ def command(
 
     if new_session and session_id:
         fail("--new and --session exclude each other: pick one")
+    if prompt is None and not evaluate:
+        fail('no request: pass it with -p "…" (or --eval to check the last answer)')
+    if prompt is None and not session_id:
+        fail("--eval without -p checks a stored answer: name its session with --session ID")
     if prompt == "-":
         prompt = sys.stdin.read()
-    if not prompt.strip():
+    if prompt is not None and not prompt.strip():
         fail('the prompt is empty: pass the request with -p "…"')
     root, config = load_project(project, {"llm.maxTurns": max_turns, "llm.model": model})
     options = HeadlessOptions(
-        prompt=prompt,
+        prompt=prompt or "",
         output=output,  # type: ignore[arg-type]
         auto_apply=auto_apply,
         allow_commands=allow_commands,
         on_error=on_error,  # type: ignore[arg-type]
         session_id=session_id,
         new_session=new_session,
+        evaluate=evaluate,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

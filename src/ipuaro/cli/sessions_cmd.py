@@ -12,37 +12,32 @@ from typing import TYPE_CHECKING
 import click
 
 from ipuaro.cli.common import fail, load_project
+from ipuaro.core.errors import SessionMissing, SessionsUnavailable
 
 if TYPE_CHECKING:
+    from ipuaro.core.sessions import SessionArchive
     from ipuaro.domain import Session
-    from ipuaro.store.protocol import Store
 
 EXIT_ERROR = 1
 
 
 @contextmanager
-def _store(project: Path | None) -> Iterator[tuple[Path, Store]]:
-    from ipuaro.store.factory import open_store
-    from ipuaro.store.protocol import StoreError
+def _archive(project: Path | None) -> Iterator[SessionArchive]:
+    from ipuaro.core.sessions import SessionArchive
 
     root, config = load_project(project)
     try:
-        store = open_store(config, root)
-    except StoreError as error:
+        with SessionArchive.opened(root, config) as archive:
+            yield archive
+    except SessionsUnavailable as error:
         fail(str(error), EXIT_ERROR)
+
+
+def _load(archive: SessionArchive, session_id: str) -> Session:
     try:
-        yield root, store
-    finally:
-        store.close()
-
-
-def _load(store: Store, session_id: str) -> Session:
-    session = store.load_session(session_id)
-    if session is None:
-        known = store.list_sessions()
-        hint = f"known: {', '.join(known[-5:])}" if known else "this project has no sessions"
-        fail(f"no session {session_id!r} ({hint}); see `ipuaro sessions list`", EXIT_ERROR)
-    return session
+        return archive.load(session_id)
+    except SessionMissing as error:
+        fail(str(error), EXIT_ERROR)
 
 
 def _when(ts: float) -> str:
@@ -66,15 +61,15 @@ def command() -> None:
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
 def list_sessions(project: Path | None, as_json: bool) -> None:
-    with _store(project) as (_, store):
-        sessions = [s for s in (store.load_session(i) for i in store.list_sessions()) if s]
+    with _archive(project) as archive:
+        sessions = archive.sessions()
     sessions.sort(key=lambda s: s.last_activity_at)
     if as_json:
         rows = [
             {
                 "id": s.id,
                 "title": s.title,
-                "messages": len(s.history),
+                "messages": s.messages,
                 "model": s.model,
                 "createdAt": s.created_at,
                 "lastActivityAt": s.last_activity_at,
@@ -89,8 +84,7 @@ def list_sessions(project: Path | None, as_json: bool) -> None:
     for session in sessions:
         title = (session.title or "(empty)")[:60]
         click.echo(
-            f"{session.id}  {_when(session.last_activity_at)}  {len(session.history):>4} msgs  "
-            f"{title}"
+            f"{session.id}  {_when(session.last_activity_at)}  {session.messages:>4} msgs  {title}"
         )
 
 
@@ -98,8 +92,8 @@ def list_sessions(project: Path | None, as_json: bool) -> None:
 @project_option
 @click.argument("session_id")
 def show(project: Path | None, session_id: str) -> None:
-    with _store(project) as (_, store):
-        session = _load(store, session_id)
+    with _archive(project) as archive:
+        session = _load(archive, session_id)
     click.echo(f"session {session.id} — {session.project_name} — model {session.model or '?'}")
     click.echo(
         f"created {_when(session.created_at)}, last active {_when(session.last_activity_at)}; "
@@ -125,11 +119,9 @@ def show(project: Path | None, session_id: str) -> None:
 @project_option
 @click.argument("session_id")
 def delete(project: Path | None, session_id: str) -> None:
-    with _store(project) as (_, store):
-        _load(store, session_id)
-        store.delete_session(session_id)
-        store.clear_undo(session_id, "undo")
-        store.clear_undo(session_id, "redo")
+    with _archive(project) as archive:
+        _load(archive, session_id)
+        archive.delete(session_id)
     click.echo(f"deleted session {session_id}")
 
 
@@ -144,16 +136,9 @@ def delete(project: Path | None, session_id: str) -> None:
     help='Output file ("-" for standard output).',
 )
 def export(project: Path | None, session_id: str, target: Path) -> None:
-    from ipuaro.agent.jsonl import export_lines
-
-    with _store(project) as (root, store):
-        session = _load(store, session_id)
-        lines = export_lines(
-            session,
-            str(root),
-            store.list_undo(session_id, "undo"),
-            store.list_undo(session_id, "redo"),
-        )
+    with _archive(project) as archive:
+        _load(archive, session_id)
+        lines = archive.export(session_id)
     text = "\n".join(lines) + "\n"
     if str(target) == "-":
         click.echo(text, nl=False)
@@ -170,38 +155,17 @@ def export(project: Path | None, session_id: str, target: Path) -> None:
 @click.argument("source", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--new-id", is_flag=True, help="Give the session a fresh id (keeps both copies).")
 def import_(project: Path | None, source: Path, new_id: bool) -> None:
-    from ipuaro.agent.jsonl import JsonlError, import_text
-    from ipuaro.agent.sessions import new_session_id
-
     try:
         text = source.read_text(encoding="utf-8")
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror}", EXIT_ERROR)
-    try:
-        imported = import_text(text)
-    except JsonlError as error:
-        fail(f"{source}: {error}", EXIT_ERROR)
-    session = imported.session
-    with _store(project) as (_, store):
-        if new_id:
-            session.id = new_session_id()
-        elif store.load_session(session.id) is not None:
-            fail(
-                f"session {session.id} already exists here; delete it first or import with "
-                "--new-id",
-                EXIT_ERROR,
-            )
-        session.project_name = store.project_name
-        store.save_session(session)
-        limit = max(1, len(imported.undo), len(imported.redo))
-        for entry in imported.undo:
-            store.push_undo(session.id, entry, limit, "undo")
-        for entry in imported.redo:
-            store.push_undo(session.id, entry, limit, "redo")
-        for line in session.input_history:
-            store.append_input_history(session.id, line)
-    skipped = f" (skipped unknown entries: {', '.join(sorted(imported.skipped_types))})"
+    with _archive(project) as archive:
+        try:
+            report = archive.import_text(text, new_id=new_id, source=str(source))
+        except SessionsUnavailable as error:
+            fail(str(error), EXIT_ERROR)
+    skipped = f" (skipped unknown entries: {', '.join(report.skipped_types)})"
     click.echo(
-        f"imported session {session.id} ({len(session.history)} messages)"
-        + (skipped if imported.skipped_types else "")
+        f"imported session {report.session_id} ({report.messages} messages)"
+        + (skipped if report.skipped_types else "")
     )

@@ -1,9 +1,19 @@
-"""Where the user's configuration lives (no side effects until called)."""
+"""Where the user's configuration lives and what a project is called (no side effects until
+called)."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+
+def project_name(root: Path) -> str:
+    """The concept's name: ``{parent-folder}-{project-folder}``, e.g. ``projects-myapp``."""
+    resolved = root.resolve()
+    parent = resolved.parent.name or "root"
+    raw = f"{parent}-{resolved.name or 'root'}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
 
 def config_dir() -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -321,3 +322,19 @@ async def model_server_reachable(config: Config) -> bool:
         return await probe.is_available()
     finally:
         await probe.aclose()
+
+
+async def pull_model(config: Config, progress: Callable[[str, float | None], None]) -> None:
+    """Have the Ollama server download ``llm.model``; ``progress(status, fraction)`` as it
+    goes. Raises ``WorkspaceError`` with the server's message when the pull fails."""
+    from ipuaro.core.errors import WorkspaceError
+    from ipuaro.llm.errors import ModelError
+    from ipuaro.llm.factory import create_client
+
+    client = create_client(config.llm)
+    try:
+        await client.pull(lambda update: progress(update.status, update.fraction))
+    except ModelError as error:
+        raise WorkspaceError(error.message) from None
+    finally:
+        await client.aclose()

@@ -66,6 +66,10 @@ class WorkspaceOptions:
     """Resume this session (``OpenError("session")`` when unknown)."""
     new_session: bool = False
     """Start a new session instead of resuming the last one."""
+    unattended: bool = False
+    """Nobody is there to confirm (headless): edits need ``auto_apply``, commands the policy
+    would ask about need ``allow_commands``; anything else is refused with a message saying
+    so, and ``ConfirmChange`` is never asked. Other questions still go to the decider."""
     environ: Mapping[str, str] | None = None
     client: ModelClient | None = None
     """A ready model client (tests, benchmarks); by default one is made from the config."""
@@ -121,7 +125,7 @@ class Workspace:
                 self.root,
                 config,
                 handlers=self._asking,
-                confirm=self._asking.confirm,
+                confirm=None if options.unattended else self._asking.confirm,
                 auto_apply=options.auto_apply if auto_apply is None else auto_apply,
                 session_id=session_id or options.session_id,
                 new_session=options.new_session and session_id is None,

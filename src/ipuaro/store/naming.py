@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from ipuaro.config.paths import project_name
 
-def project_name(root: Path) -> str:
-    """The concept's name: ``{parent-folder}-{project-folder}``, e.g. ``projects-myapp``."""
-    resolved = root.resolve()
-    parent = resolved.parent.name or "root"
-    raw = f"{parent}-{resolved.name or 'root'}"
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+__all__ = ["data_dir", "project_name"]
 
 
 def data_dir() -> Path:

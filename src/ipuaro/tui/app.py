@@ -1,7 +1,8 @@
-"""``ipuaro [PATH]``: the Textual app. It draws the agent's event stream and answers its
-questions; everything the agent does lives in ``ipuaro.agent`` behind ``ipuaro.core.wiring.build_app``.
+"""``ipuaro [PATH]``: the Textual app, a view over a :class:`~ipuaro.core.workspace.Workspace`.
+It draws the workspace's event stream and answers its questions; every operation is the
+workspace's (this package imports ``ipuaro.core`` and nothing below it).
 
-Start-up (a worker): onboarding checks → ``build_app`` (store, session, model client, agent) →
+Start-up (a worker): onboarding checks → ``Workspace.open`` (store, session, model client) →
 the index (a progress screen on the first run, a background refresh later) → the watcher →
 the resumed session's history → the prompt is enabled ("ready"). Clock, environment, branch
 and project name are injectable so snapshot tests draw the same screen on every run.
@@ -24,15 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import WorkerFailed
 
+from ipuaro.core.decisions import Answer, ConfirmChange
 from ipuaro.domain.edits import ConfirmDecision
-from ipuaro.tui.bridge import (
-    AgentEventPosted,
-    ConfirmAsked,
-    ConflictAsked,
-    ErrorAsked,
-    LoopAsked,
-    UiBridge,
-)
+from ipuaro.tui.bridge import AgentEventPosted, QuestionAsked, UiBridge
 from ipuaro.tui.diff_render import DARK, LIGHT
 from ipuaro.tui.events_view import EventView
 from ipuaro.tui.formatting import StatusFields
@@ -46,7 +41,7 @@ from ipuaro.tui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
-    from ipuaro.core.wiring import AppContext
+    from ipuaro.core.workspace import Workspace
     from ipuaro.tui.command_runner import CommandRunner
     from ipuaro.tui.session_start import SessionStarter
 
@@ -85,7 +80,7 @@ class IpuaroApp(App[int]):
         key_guard_s: float = KEY_GUARD_S,
     ) -> None:
         super().__init__()
-        from ipuaro.store.naming import project_name as name_of
+        from ipuaro.config.paths import project_name as name_of
 
         self.root = root.resolve()
         self.config = config
@@ -96,7 +91,7 @@ class IpuaroApp(App[int]):
         self.branch = branch(self.root) if callable(branch) else branch
         self.started = clock()
         self.key_guard_s = key_guard_s
-        self.ctx: AppContext | None = None
+        self.workspace: Workspace | None = None
         self.bridge = UiBridge(self)
         self.ready = asyncio.Event()
         """Set when the prompt accepts input (tests and the start-up benchmark wait on it)."""
@@ -158,34 +153,35 @@ class IpuaroApp(App[int]):
         from ipuaro.tui.session_start import SessionStarter
 
         self.starter = SessionStarter(self)
-        ctx = await self.starter.run()
-        if ctx is None:
+        workspace = await self.starter.run()
+        if workspace is None:
             return
-        self.attach(ctx)
+        self.attach(workspace)
         await self.starter.show_session(intro=True)
         self.starter.index_in_background()
-        self.starter.start_watcher()
+        workspace.start_watching()
         self.set_ready()
 
-    def attach(self, ctx: AppContext) -> None:
-        """Use ``ctx`` from now on (start-up, and ``/model`` which rebuilds it)."""
+    def attach(self, workspace: Workspace) -> None:
+        """Draw ``workspace`` from now on."""
         from ipuaro.tui.command_runner import CommandRunner
 
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self.ctx = ctx
-        self._unsubscribe = ctx.agent.subscribe(self.bridge.listen)
-        self.commands = CommandRunner(self, ctx)
-        used, limit = ctx.agent.context_usage
+        self.workspace = workspace
+        self._unsubscribe = workspace.subscribe(self.bridge.listen)
+        self.commands = CommandRunner(self, workspace)
+        used, limit = workspace.context_usage
         self.status.change(
-            ctx_used=used, ctx_limit=limit, auto_apply=ctx.tool_ctx.auto_apply, plan=False
+            ctx_used=used,
+            ctx_limit=limit,
+            auto_apply=workspace.auto_apply,
+            plan=workspace.plan_mode,
         )
         self.load_input_history()
 
     def load_input_history(self) -> None:
-        entries: list[str] = []
-        if self.ctx is not None and self.config.session.save_input_history:
-            entries = self.ctx.store.get_input_history(self.ctx.session.id)
+        entries = self.workspace.input_history() if self.workspace is not None else []
         self.input_history = InputHistory(entries)
         self.prompt.input_history = self.input_history
 
@@ -197,7 +193,7 @@ class IpuaroApp(App[int]):
         self.ready.set()
 
     def known_paths(self) -> list[str]:
-        return sorted(self.ctx.store.file_hashes()) if self.ctx is not None else []
+        return self.workspace.known_paths() if self.workspace is not None else []
 
     async def ask(self, screen: Screen[T]) -> T:
         """Show ``screen`` and wait for what it dismisses with."""
@@ -215,29 +211,23 @@ class IpuaroApp(App[int]):
     @on(PromptInput.Submitted)
     async def submitted(self, message: PromptInput.Submitted) -> None:
         self.query_one("#completions", Static).update("")
-        ctx = self.ctx
-        if ctx is None:
+        workspace = self.workspace
+        if workspace is None:
             return
         text = message.text
         from ipuaro.core.commands import is_command
 
-        # The agent records what it is sent (requests, follow-ups when they run); commands
-        # and steering messages are recorded here so ↑ finds them after a restart too.
+        # The workspace keeps the input history: requests and follow-ups as they run, steers
+        # as they are sent, commands here, so ↑ finds them after a restart too.
         if is_command(text):
-            self.remember_input(text)
+            workspace.remember_input(text)
             self.run_command(text)
         elif not self.agent_busy:
             self.send(text)
         elif message.follow_up:
-            ctx.agent.follow_up(text)
+            workspace.follow_up(text)
         else:
-            self.remember_input(text)
-            ctx.agent.steer(text)
-
-    def remember_input(self, text: str) -> None:
-        ctx = self.ctx
-        if ctx is not None and self.config.session.save_input_history:
-            ctx.store.append_input_history(ctx.session.id, text)
+            workspace.steer(text)
 
     def run_command(self, text: str) -> None:
         """Commands run in a worker: they may wait on a dialog, which needs the app's queue."""
@@ -247,7 +237,7 @@ class IpuaroApp(App[int]):
     @property
     def agent_busy(self) -> bool:
         """A request runs, or is about to (its worker has not started the agent yet)."""
-        return self._request_pending or (self.ctx is not None and self.ctx.agent.busy)
+        return self._request_pending or (self.workspace is not None and self.workspace.busy)
 
     def send(self, text: str) -> None:
         """Run one request on the agent in a worker (its events draw the answer)."""
@@ -258,8 +248,8 @@ class IpuaroApp(App[int]):
     @work(exclusive=True, group="agent")
     async def _run_request(self, text: str) -> None:
         try:
-            assert self.ctx is not None
-            await self.ctx.agent.send(text)
+            assert self.workspace is not None
+            await self.workspace.send(text)
         finally:
             self._request_pending = False
 
@@ -277,33 +267,22 @@ class IpuaroApp(App[int]):
         if not self.closing:
             await self.view.handle(message.event)
 
-    async def on_confirm_asked(self, message: ConfirmAsked) -> None:
-        if self.closing:
-            message.future.set_result(ConfirmDecision("reject"))
-        else:
-            await self.view.confirm(message.request, message.future)
+    async def on_question_asked(self, message: QuestionAsked) -> None:
+        from ipuaro.tui.screens.dialogs import question_dialog
 
-    def on_error_asked(self, message: ErrorAsked) -> None:
-        from ipuaro.tui.screens.dialogs import error_dialog
-
-        self._ask_or_default(error_dialog(message.error, message.choices), message.future)
-
-    def on_conflict_asked(self, message: ConflictAsked) -> None:
-        from ipuaro.tui.screens.dialogs import conflict_dialog
-
-        choices = self.view.conflict_choices
-        dialog = conflict_dialog(message.path, message.description, choices)
-        self._ask_or_default(dialog, message.future, allowed=choices)
-
-    def on_loop_asked(self, message: LoopAsked) -> None:
-        from ipuaro.tui.screens.dialogs import loop_dialog
-
-        self._ask_or_default(loop_dialog(message.tool_name, message.repeats), message.future)
+        question, future = message.question, message.future
+        if isinstance(question, ConfirmChange) and question.request.kind in ("edit", "delete"):
+            if self.closing:
+                future.set_result(Answer("reject"))
+            else:
+                await self.view.confirm(question.request, _relay(future))
+            return
+        self._ask_or_default(question_dialog(question), future, allowed=question.values())
 
     def _ask_or_default(
         self,
         dialog: ChoiceDialog,
-        future: asyncio.Future[str],
+        future: asyncio.Future[Answer | str],
         allowed: tuple[str, ...] | None = None,
     ) -> None:
         """While quitting nobody is asked: the dialog's safe answer is given at once."""
@@ -318,10 +297,10 @@ class IpuaroApp(App[int]):
         now = self.clock()
         busy = self.agent_busy
         if busy:
-            assert self.ctx is not None
+            assert self.workspace is not None
             self.view.aborting = True
-            if self.ctx.agent.busy:
-                self.ctx.agent.abort()
+            if self.workspace.busy:
+                self.workspace.abort()
             else:  # the worker has not reached the agent yet: stop it before it does
                 self.workers.cancel_group(self, "agent")
                 self._request_pending = False
@@ -358,57 +337,14 @@ class IpuaroApp(App[int]):
         if not self.prompt.disabled and not self.screen.is_modal:
             self.prompt.focus()
 
-    async def switch_model(self, name: str) -> None:
-        """``/model NAME``: rebuild the context on the same session with another model."""
-        from ipuaro.core.wiring import build_app
-        from ipuaro.llm.errors import ModelError
-
-        old = self.ctx
-        assert old is not None and self.starter is not None
-        llm = self.config.llm.model_copy(update={"model": name})
-        config = self.config.model_copy(update={"llm": llm})
-        self.starter.stop_watcher()
-        await old.aclose()
-        self.ctx = None
-        try:
-            ctx = await build_app(
-                self.root,
-                config,
-                handlers=self.bridge,
-                confirm=self.bridge.confirm,
-                auto_apply=old.tool_ctx.auto_apply,
-                session_id=old.session.id,
-                environ=self.environ,
-            )
-        except ModelError as error:
-            await self.chat.notice(f"✗ cannot switch to {name}: {error.message}", "error")
-            ctx = await build_app(
-                self.root,
-                self.config,
-                handlers=self.bridge,
-                confirm=self.bridge.confirm,
-                auto_apply=old.tool_ctx.auto_apply,
-                session_id=old.session.id,
-                environ=self.environ,
-            )
-        else:
-            self.config = config
-        self.attach(ctx)
-        self.starter.start_watcher()
-        window = ctx.window
-        await self.chat.notice(
-            f"model {ctx.client.model} · context window {window.tokens:,} tokens ({window.source})",
-            "success",
-        )
-
     async def shutdown(self) -> None:
-        """Stop the agent, save the session, close the store and the model client, exit."""
+        """Stop the agent, save the session, close the workspace, exit."""
         self.closing = True
-        ctx = self.ctx
-        if ctx is not None:
-            if ctx.agent.busy:
+        workspace = self.workspace
+        if workspace is not None:
+            if workspace.busy:
                 self.view.aborting = True
-                ctx.agent.abort()
+                workspace.abort()
                 self.view.answer_open_questions()
                 for worker in self.workers:
                     if worker.group == "agent":
@@ -417,24 +353,35 @@ class IpuaroApp(App[int]):
                         except (TimeoutError, WorkerFailed):
                             worker.cancel()
             try:
-                ctx.sessions.save(ctx.session)
+                workspace.save()
             except Exception as error:  # shown, then exit anyway: the user asked to leave
                 self.notify(f"session not saved: {error}", severity="error")
-        await self.close_context()
+        await self.close_workspace()
         self.exit()
 
-    async def close_context(self) -> None:
-        if self.starter is not None:
-            self.starter.stop_watcher()
-        ctx, self.ctx = self.ctx, None
-        if ctx is None:
-            return
-        if self.starter is not None and self.starter.indexing:
-            # The re-index thread still writes through this store; closing it under the
-            # thread would fail the run. The process is ending: SQLite closes with it.
-            await ctx.client.aclose()
-        else:
-            await ctx.aclose()
+    async def close_workspace(self) -> None:
+        workspace, self.workspace = self.workspace, None
+        if workspace is not None:
+            await workspace.aclose()
 
     async def on_unmount(self) -> None:
-        await self.close_context()
+        await self.close_workspace()
+
+
+def _relay(answer: asyncio.Future[Answer | str]) -> asyncio.Future[ConfirmDecision]:
+    """A future for the diff panel's decision that resolves ``answer`` (and is cancelled
+    with it when the request is interrupted)."""
+    decision: asyncio.Future[ConfirmDecision] = asyncio.get_running_loop().create_future()
+
+    def done(settled: asyncio.Future[ConfirmDecision]) -> None:
+        if answer.done():
+            return
+        if settled.cancelled():
+            answer.cancel()
+        else:
+            result = settled.result()
+            answer.set_result(Answer(result.choice, result.edited))
+
+    decision.add_done_callback(done)
+    answer.add_done_callback(lambda _: decision.cancel() if not decision.done() else None)
+    return decision

@@ -12,18 +12,23 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from ipuaro.agent.events import (
+from ipuaro.core.decisions import Answer
+from ipuaro.core.events import (
     AgentEnd,
-    AgentEvent,
     AgentStart,
     Compaction,
     ContextUpdate,
     ErrorRaised,
+    Event,
+    IndexFinished,
+    IndexProgress,
     MessageDelta,
     MessageEnd,
+    ModeChanged,
     QueueChanged,
     ToolCallEnd,
     ToolCallStart,
+    WatcherFailed,
 )
 from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
 from ipuaro.tui.formatting import stats_line
@@ -67,13 +72,12 @@ class EventView:
         self.aborting = False
         """Set by Ctrl+C: the steers the abort drops must not be drawn as sent."""
         self.started_at: float | None = None
-        self.conflict_choices: tuple[str, ...] = ("apply", "skip", "regenerate")
         self._queued_steers: tuple[str, ...] = ()
-        self._open_dialogs: list[tuple[ChoiceDialog, asyncio.Future[str]]] = []
+        self._open_dialogs: list[tuple[ChoiceDialog, asyncio.Future[Answer | str]]] = []
         self.request_label: str | None = None
         """Shown instead of the next request's text (``/eval`` sends a long prompt)."""
 
-    async def handle(self, event: AgentEvent) -> None:
+    async def handle(self, event: Event) -> None:
         app = self.app
         chat = app.chat
         if isinstance(event, AgentStart):
@@ -110,11 +114,29 @@ class EventView:
             await self._queue_changed(event)
         elif isinstance(event, AgentEnd):
             await self._agent_end(event)
+        else:
+            await self._workspace_event(event)
+
+    async def _workspace_event(self, event: Event) -> None:
+        """Index refreshes, the watcher, modes (sessions and the model are drawn by the
+        command that switched them)."""
+        app = self.app
+        if isinstance(event, IndexProgress) and event.background:
+            percent = 100 * event.done // max(event.total, 1)
+            app.status.change(indexing=f"indexing {percent}%")
+        elif isinstance(event, IndexFinished) and event.background:
+            app.status.change(indexing=None)
+            if event.error is not None:
+                await app.chat.notice(f"✗ background re-index failed: {event.error}", "error")
+            elif event.changed and event.summary:
+                await app.chat.notice(event.summary, "info")
+        elif isinstance(event, WatcherFailed):
+            app.notify(event.message, severity="warning" if event.fatal else "error")
+        elif isinstance(event, ModeChanged):
+            app.status.change(auto_apply=event.auto_apply, plan=event.plan_mode)
 
     async def _error_raised(self, event: ErrorRaised) -> None:
         error = event.error
-        if error.kind == "conflict":
-            self.conflict_choices = event.choices
         self.app.status.change(state="error")
         await (await self.app.chat.answer()).add_note(f"✗ {error.kind}: {error.message}", "error")
 
@@ -145,8 +167,8 @@ class EventView:
             stats = stats_line(elapsed, event.stats.tokens, event.stats.tool_calls)
         await app.chat.end_answer(stats)
         app.status.change(state="error" if event.reason == "error" else "ready")
-        if app.ctx is not None:
-            used, limit = app.ctx.agent.context_usage
+        if app.workspace is not None:
+            used, limit = app.workspace.context_usage
             app.status.change(ctx_used=used, ctx_limit=limit)
         if app.config.display.bell_on_complete and elapsed >= LONG_ANSWER_S:
             app.bell()
@@ -156,23 +178,6 @@ class EventView:
     async def confirm(
         self, request: ConfirmRequest, future: asyncio.Future[ConfirmDecision]
     ) -> None:
-        if request.kind not in ("edit", "delete"):
-            from ipuaro.tui.screens.dialogs import command_dialog
-
-            answers: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-            def relay(done: asyncio.Future[str]) -> None:
-                if future.done():
-                    return
-                if done.cancelled():
-                    future.cancel()
-                else:
-                    future.set_result(ConfirmDecision(done.result()))  # type: ignore[arg-type]
-
-            answers.add_done_callback(relay)
-            future.add_done_callback(lambda _: answers.cancel() if not answers.done() else None)
-            self.dialog(command_dialog(request), answers)
-            return
         panel = ConfirmPanel(request, self.app.diff_options, future, self.app.key_guard_s)
         future.add_done_callback(lambda done: panel.interrupted() if done.cancelled() else None)
         await (await self.app.chat.answer()).add(panel)
@@ -226,7 +231,7 @@ class EventView:
     def dialog(
         self,
         screen: ChoiceDialog,
-        future: asyncio.Future[str],
+        future: asyncio.Future[Answer | str],
         allowed: tuple[str, ...] | None = None,
     ) -> None:
         """Show a choice dialog; its answer resolves ``future``. An interrupted request
@@ -240,10 +245,10 @@ class EventView:
             if allowed is not None and value not in allowed:
                 value = "skip"
             future.set_result(value or "")
-            if self.app.ctx is not None and self.app.ctx.agent.busy:
+            if self.app.workspace is not None and self.app.workspace.busy:
                 self.app.status.change(state="thinking")
 
-        def closed(done: asyncio.Future[str]) -> None:
+        def closed(done: asyncio.Future[Answer | str]) -> None:
             self._open_dialogs.remove((screen, future))
             if done.cancelled() and screen.is_current:
                 screen.dismiss("")

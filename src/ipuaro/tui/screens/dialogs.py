@@ -18,7 +18,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ipuaro.agent.events import AgentError
+from ipuaro.core.decisions import (
+    ConfirmChange,
+    LoopDetected,
+    Question,
+    RecoverError,
+    ResolveConflict,
+)
+from ipuaro.core.events import AgentError
 from ipuaro.domain.edits import ConfirmRequest
 from ipuaro.tui.widgets.buttons import key_button
 
@@ -164,5 +171,24 @@ def command_dialog(request: ConfirmRequest) -> ChoiceDialog:
         choices,
         detail=detail,
         escape_value="reject",
+        kind="warning",
+    )
+
+
+def question_dialog(question: Question) -> ChoiceDialog:
+    """The dialog for one of the workspace's questions (edits have their own diff panel)."""
+    if isinstance(question, RecoverError):
+        return error_dialog(question.error, question.values())
+    if isinstance(question, ResolveConflict):
+        return conflict_dialog(question.path, question.description, question.values())
+    if isinstance(question, LoopDetected):
+        return loop_dialog(question.tool_name, question.repeats)
+    if isinstance(question, ConfirmChange):
+        return command_dialog(question.request)
+    return ChoiceDialog(
+        question.title,
+        question.message,
+        [Choice(o.key, o.label, o.value) for o in question.options],
+        escape_value=question.safe,
         kind="warning",
     )

@@ -18,6 +18,7 @@ class IndexingScreen(Screen[None]):
     def __init__(self, project: str) -> None:
         super().__init__()
         self.project = project
+        self._latest: tuple[int, int] | None = None
 
     def compose(self) -> Any:
         with Vertical(classes="indexing"):
@@ -31,7 +32,15 @@ class IndexingScreen(Screen[None]):
                 classes="instructions",
             )
 
+    def on_mount(self) -> None:
+        if self._latest is not None:
+            self.advance(*self._latest)
+
     def advance(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total`` (kept until the screen is mounted)."""
+        self._latest = (done, total)
+        if not self.is_mounted:
+            return
         bar = self.query_one(ProgressBar)
         bar.update(total=max(total, 1), progress=done)
         self.query_one("#index-status", Static).update(f"{done:,} / {plural(total, 'file')}")

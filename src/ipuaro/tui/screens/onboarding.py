@@ -16,7 +16,6 @@ from ipuaro.tui.widgets.buttons import key_button
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
-    from ipuaro.llm.protocol import PullProgress
 
 
 class OnboardingScreen(Screen[str]):
@@ -77,28 +76,24 @@ class OnboardingScreen(Screen[str]):
 
     @work(exclusive=True, group="pull")
     async def pull(self) -> None:
-        from ipuaro.llm.errors import ModelError
-        from ipuaro.llm.factory import create_client
+        from ipuaro.core.checks import pull_model
+        from ipuaro.core.errors import WorkspaceError
 
         self.pulling = True
         status = self.query_one("#pull-status", Static)
         bar = self.query_one("#pull-progress", ProgressBar)
-        client = create_client(self.config.llm)
 
-        def progress(update: PullProgress) -> None:
-            fraction = update.fraction
-            status.update(Text(f"{update.status}"))
+        def progress(text: str, fraction: float | None) -> None:
+            status.update(Text(f"{text}"))
             if fraction is not None:
                 bar.update(progress=round(fraction * 100))
 
         try:
-            await client.pull(progress)
-        except ModelError as error:
-            status.update(Text(f"✗ pull failed: {error.message}", style="red"))
+            await pull_model(self.config, progress)
+        except WorkspaceError as error:
+            status.update(Text(f"✗ pull failed: {error}", style="red"))
             self.pulling = False
             return
-        finally:
-            await client.aclose()
         bar.update(progress=100)
         self.pulling = False
         self.dismiss("retry")
