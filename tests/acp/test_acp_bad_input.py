@@ -134,3 +134,46 @@ async def test_a_stray_print_goes_to_stderr_not_the_protocol(
     out, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
     assert out == b'{"jsonrpc":"2.0"}\n'
     assert b"stray print" in err and b"child process" in err
+
+
+async def test_requests_from_a_file_are_all_answered_even_with_no_model_server(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """stdin and stdout redirected to files (a script, not an editor): every request is
+    answered before the server stops at end of input, and a model server that is not running
+    is a clear JSON-RPC error naming it and how to start one."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/new",
+                "params": {"cwd": str(project), "mcpServers": []},
+            }
+        )
+        + "\n"
+    )
+    env = acp_env(tmp_path, model_server)
+    env["IPUARO_LLM__BASE_URL"] = "http://127.0.0.1:9"  # the discard port: nothing listens
+    answers = tmp_path / "answers.jsonl"
+    with requests.open("rb") as stdin, answers.open("wb") as stdout:
+        process = await asyncio.create_subprocess_exec(
+            *ACP_COMMAND,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=project,
+        )
+        _, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
+    assert process.returncode == 0, err.decode()
+    first, second = (json.loads(line) for line in answers.read_text().splitlines())
+    assert first["id"] == 1 and first["result"]["agentCapabilities"]["loadSession"]
+    assert second["id"] == 2 and second["error"]["code"] == -32603
+    assert "http://127.0.0.1:9" in second["error"]["message"]
+    assert "ollama serve" in second["error"]["message"]

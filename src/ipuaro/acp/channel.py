@@ -12,14 +12,21 @@ JSON-RPC error it deserves (parse error, invalid request) instead of being dropp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import stat
 import sys
-from typing import Any, BinaryIO
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO, Protocol
 
 LINE_LIMIT = 50 * 1024 * 1024
 """One JSON-RPC line may carry a whole file (embedded context); the default 64 KiB is too small."""
+EOF_GRACE_S = 10.0
+"""After stdin closes, requests still running get this long to answer before the server
+stops (a script piping requests in gets its answers; a client that quit is not waited for)."""
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
@@ -34,19 +41,57 @@ def claim_stdout() -> BinaryIO:
     return os.fdopen(protocol, "wb", buffering=0)
 
 
-class LineTransport:
-    """JSON-RPC messages as lines on a pair of asyncio streams (the SDK's ``Transport``)."""
+class Writer(Protocol):
+    """The part of ``asyncio.StreamWriter`` the transport uses."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def write(self, data: bytes) -> None: ...
+    async def drain(self) -> None: ...
+    def is_closing(self) -> bool: ...
+    def close(self) -> None: ...
+
+
+class FileWriter:
+    """Stdout redirected to a regular file (asyncio pipes refuse files): plain writes."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.out.flush()
+
+    async def drain(self) -> None:
+        return None
+
+    def is_closing(self) -> bool:
+        return self.out.closed
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.out.close()
+
+
+class LineTransport:
+    """JSON-RPC messages as lines on a reader and a writer (the SDK's ``Transport``)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: Writer) -> None:
         self.reader = reader
         self.writer = writer
+        self.on_eof: Callable[[], None] | None = None
+        """Called when stdin closes, before the requests still running are waited for."""
         self._lock = asyncio.Lock()
+        self._open: set[str] = set()
+        self._answered = asyncio.Event()
 
     async def send(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
         async with self._lock:
             self.writer.write(data.encode("utf-8"))
             await self.writer.drain()
+        if "method" not in message and ("result" in message or "error" in message):
+            self._open.discard(json.dumps(message.get("id")))
+            if not self._open:
+                self._answered.set()
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
@@ -56,6 +101,7 @@ class LineTransport:
                 await self._error(PARSE_ERROR, f"a message is longer than {LINE_LIMIT} bytes")
                 continue
             if not line:
+                await self._drain()
                 return None
             if not line.strip():
                 continue
@@ -69,7 +115,18 @@ class LineTransport:
                     INVALID_REQUEST, "a message must be one JSON object (batches are not used)"
                 )
                 continue
+            if "method" in message and "id" in message:
+                self._open.add(json.dumps(message["id"]))
+                self._answered.clear()
             return message
+
+    async def _drain(self) -> None:
+        """Stdin closed: let the running requests answer (``on_eof`` cancels prompts)."""
+        if self.on_eof is not None:
+            self.on_eof()
+        if self._open:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._answered.wait(), EOF_GRACE_S)
 
     async def close(self) -> None:
         if not self.writer.is_closing():
@@ -81,10 +138,34 @@ class LineTransport:
         await self.send({"jsonrpc": "2.0", "id": None, "error": error})
 
 
+def _pipe_like(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _feed_from_thread(loop: asyncio.AbstractEventLoop, reader: asyncio.StreamReader) -> None:
+    """Stdin redirected from a regular file: read it in a thread, line by line."""
+
+    def read() -> None:
+        try:
+            for line in iter(sys.stdin.buffer.readline, b""):
+                loop.call_soon_threadsafe(reader.feed_data, line)
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=read, name="acp-stdin", daemon=True).start()
+
+
 async def open_transport(out: BinaryIO) -> LineTransport:
-    """The transport over stdin and ``out`` (the claimed stdout)."""
+    """The transport over stdin and ``out`` (the claimed stdout): asyncio pipes for pipes,
+    sockets and terminals (what an editor gives), plain reads and writes for files."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    if _pipe_like(sys.stdin.fileno()):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        _feed_from_thread(loop, reader)
+    if not _pipe_like(out.fileno()):
+        return LineTransport(reader, FileWriter(out))
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out)
     return LineTransport(reader, asyncio.StreamWriter(transport, protocol, None, loop))

@@ -296,6 +296,11 @@ class IpuaroAcpAgent:
             )
         await session.close()
 
+    def cancel_all(self) -> None:
+        """The client is gone: every running prompt ends (with stop reason cancelled)."""
+        for session in self.sessions.values():
+            session.cancel()
+
     async def aclose(self) -> None:
         for session_id in list(self.sessions):
             session = self.sessions.pop(session_id)
@@ -309,6 +314,7 @@ async def serve(
     """Answer ACP on stdin / ``out`` until the client closes stdin."""
     transport = await open_transport(out)
     agent = IpuaroAcpAgent(overrides, config_file)
+    transport.on_eof = agent.cancel_all
     try:
         # The SDK routes each method by attribute: the ones ipuaro does not offer (modes,
         # authentication, forks) answer "method not found", so a partial Agent is what it wants.
