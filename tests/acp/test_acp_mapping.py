@@ -200,11 +200,27 @@ async def test_a_bad_line_gets_an_error_and_the_next_message_still_arrives(
 ) -> None:
     reader = asyncio.StreamReader()
     writer = CollectingWriter()
-    transport = LineTransport(reader, writer)  # type: ignore[arg-type]
+    transport = LineTransport(reader, writer)
     good = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
     reader.feed_data(line + b"\n\n" + json.dumps(good).encode() + b"\n")
     reader.feed_eof()
     assert await transport.receive() == good
     [error] = [json.loads(x) for x in writer.data.decode().splitlines()]
     assert error["id"] is None and error["error"]["code"] == code
-    assert await transport.receive() is None
+    await transport.send({"jsonrpc": "2.0", "id": 1, "result": {}})
+    assert await asyncio.wait_for(transport.receive(), 1) is None
+
+
+async def test_at_end_of_input_open_requests_are_answered_before_the_end() -> None:
+    reader = asyncio.StreamReader()
+    transport = LineTransport(reader, CollectingWriter())
+    told: list[str] = []
+    transport.on_eof = lambda: told.append("eof")
+    reader.feed_data(b'{"jsonrpc": "2.0", "id": "p", "method": "session/prompt"}\n')
+    reader.feed_eof()
+    assert (await transport.receive())["id"] == "p"
+    end = asyncio.ensure_future(transport.receive())
+    await asyncio.sleep(0.05)
+    assert told == ["eof"] and not end.done()  # the prompt is still being answered
+    await transport.send({"jsonrpc": "2.0", "id": "p", "result": {"stopReason": "cancelled"}})
+    assert await asyncio.wait_for(end, 1) is None
