@@ -45,7 +45,7 @@ from ipuaro.acp.channel import open_transport
 from ipuaro.acp.mapping import STOP_REASONS, replay
 from ipuaro.acp.session import AcpDecider, AcpSession
 from ipuaro.config.loader import ConfigError, load_config
-from ipuaro.core.errors import IndexFailed, OpenError, SessionsUnavailable
+from ipuaro.core.errors import IndexFailed, OpenError, SessionsUnavailable, WorkspaceBusy
 from ipuaro.core.reports import SessionInfo
 from ipuaro.core.sessions import SessionArchive
 from ipuaro.core.workspace import Workspace, WorkspaceOptions
@@ -223,7 +223,10 @@ class IpuaroAcpAgent:
         text = prompt_text(prompt)
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "session/prompt: the prompt has no text")
-        end = await session.prompt(text)
+        try:
+            end = await session.prompt(text)
+        except WorkspaceBusy as busy:  # two prompts raced past the check above
+            raise RequestError(INVALID_REQUEST, f"session/prompt: {busy}") from None
         return PromptResponse(stop_reason=STOP_REASONS[end.reason])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -316,8 +319,8 @@ async def serve(
     agent = IpuaroAcpAgent(overrides, config_file)
     transport.on_eof = agent.cancel_all
     try:
-        # The SDK routes each method by attribute: the ones ipuaro does not offer (modes,
-        # authentication, forks) answer "method not found", so a partial Agent is what it wants.
+        # The SDK routes each method by attribute: the ones ipuaro does not offer
+        # (authentication, forks, config options) answer "method not found".
         await run_agent(cast(Agent, agent), transport)
     finally:
         await agent.aclose()

@@ -56,7 +56,7 @@ COMMANDS: dict[str, CommandSpec] = {
     ),
     "acp": CommandSpec(
         "ipuaro.cli.acp_cmd:command",
-        "Serve the Agent Client Protocol on stdin/stdout (Zed and other editors).",
+        "Agent Client Protocol server for editors such as Zed.",
         "the ACP server",
     ),
     "doctor": CommandSpec(
