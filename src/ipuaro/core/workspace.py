@@ -115,7 +115,7 @@ class Workspace:
         session_id: str | None = None,
         auto_apply: bool | None = None,
     ) -> AppContext:
-        from ipuaro.agent.sessions import SessionNotFound
+        from ipuaro.agent.sessions.keeper import SessionNotFound
         from ipuaro.core.wiring import build_app
         from ipuaro.llm.errors import ModelError
         from ipuaro.store.protocol import StoreError
@@ -258,7 +258,7 @@ class Workspace:
     async def send(self, text: str) -> AgentEnd:
         """Run one request (then any queued follow-ups) to its end; events stream meanwhile.
         Raises :class:`WorkspaceBusy` while another request runs."""
-        from ipuaro.agent.loop import AgentBusy
+        from ipuaro.agent.run.loop import AgentBusy
 
         try:
             return await self.ctx.agent.send(text)
@@ -339,7 +339,7 @@ class Workspace:
 
     def load_session(self, session_id: str) -> None:
         """Make ``session_id`` current. Raises :class:`SessionMissing`."""
-        from ipuaro.agent.sessions import SessionNotFound
+        from ipuaro.agent.sessions.keeper import SessionNotFound
 
         self._idle("/sessions load")
         try:
