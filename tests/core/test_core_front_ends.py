@@ -126,3 +126,33 @@ def test_front_ends_import_nothing_below_the_core() -> None:
         if imported.split(".")[1] in internals
     ]
     assert found == []
+
+
+async def _hello(workspace: Any, args: tuple[str, ...]) -> Any:
+    from ipuaro.core.commands import Reply, ReplyTable
+
+    rows = (("session", workspace.session_id),)
+    return Reply(f"hello {' '.join(args) or 'there'}", "success", (ReplyTable("Hello", rows),))
+
+
+def test_a_registered_command_is_parsed_listed_and_removable() -> None:
+    from ipuaro.core.commands import (
+        CommandSpec,
+        help_rows,
+        parse_command,
+        register,
+        unregister,
+    )
+
+    register(CommandSpec("hello", "/hello [NAME]", "say hello", max_args=1, operation=_hello))
+    try:
+        assert parse_command("/hello you").args == ("you",)
+        assert ("/hello [NAME]", "say hello") in help_rows()[0]
+        with pytest.raises(ValueError, match="exists already"):
+            register(CommandSpec("status", "/status", "again", operation=_hello))
+        with pytest.raises(ValueError, match="needs an operation"):
+            register(CommandSpec("bare", "/bare", "no operation"))
+    finally:
+        unregister("hello")
+    with pytest.raises(Exception, match="unknown command /hello"):
+        parse_command("/hello")

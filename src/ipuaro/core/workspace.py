@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ipuaro.core import indexing
 from ipuaro.core.asking import DecisionHandlers
@@ -492,7 +492,3 @@ class Workspace:
     def _idle(self, what: str) -> None:
         if self.busy:
             raise WorkspaceBusy(f"{what} waits until the agent has answered (Ctrl+C interrupts it)")
-
-    def wiring(self) -> Any:
-        """The underlying ``AppContext`` (tests and benchmarks only)."""
-        return self.ctx
