@@ -318,6 +318,7 @@ class Workspace:
 
     def set_plan_mode(self, on: bool) -> None:
         """Plan mode: the agent may read but not edit or run commands."""
+        self._idle("/plan")
         self.ctx.agent.set_plan_mode(on)
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
