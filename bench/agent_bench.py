@@ -80,10 +80,10 @@ def index(root: Path) -> tuple[float, int]:
 
 
 def initial_context(name: str, root: Path, window: int) -> dict[str, Any]:
-    from ipuaro.agent.budget import ContextBudget
-    from ipuaro.agent.context import ContextManager
-    from ipuaro.agent.history import MESSAGE_OVERHEAD_TOKENS
-    from ipuaro.agent.prompt import resolve_tool_format
+    from ipuaro.agent.context.budget import ContextBudget
+    from ipuaro.agent.context.history import MESSAGE_OVERHEAD_TOKENS
+    from ipuaro.agent.context.manager import ContextManager
+    from ipuaro.agent.context.prompt import resolve_tool_format
     from ipuaro.config.schema import Config
     from ipuaro.llm.protocol import ToolSpec
     from ipuaro.llm.tokens import estimate_tokens
@@ -173,8 +173,8 @@ class Timeline:
 async def turn_overhead(root: Path, turns: int) -> dict[str, Any]:
     from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall
 
-    from ipuaro.core.wiring import build_app
     from ipuaro.config.loader import load_config
+    from ipuaro.core.wiring import build_app
 
     class Handlers:
         async def on_error(self, error: Any, choices: Any) -> str:

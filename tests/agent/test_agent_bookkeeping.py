@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ipuaro.agent.bookkeeping import Ask, Stop, with_store_retry
 from ipuaro.agent.events import AgentError, ErrorChoice
+from ipuaro.agent.run.bookkeeping import Ask, Stop, with_store_retry
 from ipuaro.store.protocol import StoreError
 
 

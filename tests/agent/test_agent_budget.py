@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipuaro.agent.budget import MIN_STRUCTURE_TOKENS, ContextBudget
+from ipuaro.agent.context.budget import MIN_STRUCTURE_TOKENS, ContextBudget
 from ipuaro.config.schema import ContextConfig
 
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from ipuaro.agent import compaction
-from ipuaro.agent.history import (
+from ipuaro.agent.context import compaction_policy as compaction
+from ipuaro.agent.context.history import (
     assistant_message,
     context_view,
     dangling_calls,

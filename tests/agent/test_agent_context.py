@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ipuaro.agent.budget import ContextBudget
-from ipuaro.agent.context import ContextManager, ContextMeter
+from ipuaro.agent.context.budget import ContextBudget
+from ipuaro.agent.context.manager import ContextManager, ContextMeter
 from ipuaro.config.schema import ContextConfig
 from ipuaro.llm.tokens import estimate_tokens
 from tests.agent.synthetic import project_store
@@ -38,7 +38,7 @@ def test_meter_calibrates_estimates_with_the_server_count() -> None:
 
 
 def test_assembled_context_counts_system_tools_and_messages(tmp_path: Path) -> None:
-    from ipuaro.agent.history import user_message
+    from ipuaro.agent.context.history import user_message
     from ipuaro.llm.protocol import ToolSpec
 
     context = manager(tmp_path, 32_768)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ipuaro.agent.guard import LoopGuard
+from ipuaro.agent.run.guard import LoopGuard
 from ipuaro.domain import ToolCall
 
 

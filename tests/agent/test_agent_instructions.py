@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ipuaro.agent.instructions import MAX_INSTRUCTION_CHARS, load_instructions
+from ipuaro.agent.context.instructions import MAX_INSTRUCTION_CHARS, load_instructions
 
 
 def test_nothing_to_say_renders_nothing(tmp_path: Path) -> None:

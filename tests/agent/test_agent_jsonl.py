@@ -4,8 +4,13 @@ import json
 
 import pytest
 
-from ipuaro.agent.history import assistant_message, summary_message, tool_message, user_message
-from ipuaro.agent.jsonl import FORMAT_VERSION, JsonlError, export_lines, import_text
+from ipuaro.agent.context.history import (
+    assistant_message,
+    summary_message,
+    tool_message,
+    user_message,
+)
+from ipuaro.agent.sessions.jsonl import FORMAT_VERSION, JsonlError, export_lines, import_text
 from ipuaro.domain import Session, SessionStats, ToolCall, ToolResult, UndoEntry
 
 

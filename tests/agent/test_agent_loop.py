@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ipuaro.agent.events import AgentEvent
-from ipuaro.agent.loop import AgentBusy
+from ipuaro.agent.run.loop import AgentBusy
 from tests.agent.conftest import (
     RecordingHandlers,
     ScriptedModel,

@@ -10,15 +10,15 @@ from typing import Any
 
 from pydantic import Field
 
-from ipuaro.agent.dispatch import CANCELLED, Dispatcher
-from ipuaro.agent.events import AgentEvent, ToolCallEnd
-from ipuaro.agent.history import (
+from ipuaro.agent.context.history import (
     assistant_message,
     context_view,
     summary_message,
     user_message,
 )
-from ipuaro.agent.sessions import SessionKeeper
+from ipuaro.agent.events import AgentEvent, ToolCallEnd
+from ipuaro.agent.run.dispatch import CANCELLED, Dispatcher
+from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.config.schema import Config, SessionConfig
 from ipuaro.domain import ToolCall
 from ipuaro.store.sqlite import SqliteStore

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from ipuaro.agent.history import summary_message, user_message
-from ipuaro.agent.sessions import SessionKeeper, SessionNotFound
+from ipuaro.agent.context.history import summary_message, user_message
+from ipuaro.agent.sessions.keeper import SessionKeeper, SessionNotFound
 from ipuaro.config.schema import SessionConfig
 from ipuaro.store.sqlite import SqliteStore
 

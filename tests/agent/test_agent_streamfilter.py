@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipuaro.agent.streamfilter import MarkupFilter
+from ipuaro.agent.run.streamfilter import MarkupFilter
 
 
 def run(chunks: list[str], names: frozenset[str] = frozenset()) -> str:

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ipuaro.agent.project_context import ProjectSummary
-from ipuaro.agent.ranking import RankSignals, rank
-from ipuaro.agent.summary import file_heading, split_words, summarise_file
+from ipuaro.agent.context.ast_summary import file_heading, split_words, summarise_file
+from ipuaro.agent.context.project import ProjectSummary
+from ipuaro.agent.context.ranking import RankSignals, rank
 from ipuaro.llm.tokens import estimate_tokens
 from ipuaro.store.protocol import IndexBatch
 from tests.agent.synthetic import file_data, meta, project_store, python_ast

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ipuaro.store.factory import open_store
 from ipuaro.tui.app import IpuaroApp
@@ -255,3 +256,25 @@ async def test_multiline_input_with_ctrl_j(make_app: MakeApp, stub: ModelStubSer
         await pilot.press("enter")
         await settle(pilot)
     assert script.bodies[-1]["messages"][-1]["content"] == "a\nb"
+
+
+async def test_a_registered_command_runs_in_the_tui_without_a_tui_change(
+    make_app: MakeApp, stub: ModelStubServer
+) -> None:
+    from ipuaro.core.commands import CommandSpec, Reply, ReplyTable, register, unregister
+
+    async def hello(workspace: Any, args: tuple[str, ...]) -> Reply:
+        rows = (("session", workspace.session_id),)
+        return Reply(f"hello {' '.join(args)}", "success", (ReplyTable("Hello", rows),))
+
+    register(CommandSpec("hello", "/hello NAME", "say hello", 1, 1, operation=hello))
+    try:
+        app = make_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            await submit(pilot, "/hello world")
+            await settle(pilot)
+            assert "hello world" in notices(app)
+            assert app.workspace is not None and app.workspace.session_id in notices(app)
+    finally:
+        unregister("hello")

@@ -1,17 +1,19 @@
-"""The agent: the loop, its context, sessions and the user's decisions.
+"""The agent: the loop, what the model sees, and the sessions it writes into.
 
-Nothing is imported here, so ``ipuaro.agent.events`` stays cheap for the UI. The parts:
+Nothing is imported here, so ``ipuaro.agent.events`` stays cheap. Three sub-packages, one
+concern each (none imports a package listed above it):
 
-- ``loop.Agent`` — one request to completion: model turns, tool calls, steer / follow-up /
-  abort, the error matrix, per-answer stats; emits ``events``.
-- ``context`` / ``project_context`` / ``summary`` / ``ranking`` / ``budget`` / ``prompt`` /
-  ``instructions`` — what the model sees: the system prompt, the ranked AST summary within the
-  structure budget, token accounting (``ContextMeter``).
-- ``compaction`` (policy) and ``compactor`` (the summary call) — what happens at 80 %.
-- ``history`` — the session history and the model's view of it.
-- ``dispatch`` — running one turn's calls (reads concurrently, edits in order).
-- ``turn`` / ``streamfilter`` — one streamed model call.
-- ``bookkeeping`` — the session a request writes into: opening, closing, saving, switching.
-- ``sessions`` / ``jsonl`` — persistence in the store and the JSONL export format.
-- ``guard`` / ``queues`` / ``stats`` / ``observer`` / ``reporting`` — small helpers.
+- ``run`` — one request to completion: ``loop.Agent`` (model turns, tool calls, steer /
+  follow-up / abort, the error matrix), ``turn`` / ``streamfilter`` (one streamed model call),
+  ``dispatch`` (one turn's tool calls: reads concurrently, edits in order), ``compaction``
+  (carrying out a compaction: the summary call), ``bookkeeping`` (the session a request writes
+  into), ``guard`` / ``queues`` / ``stats`` / ``observer`` / ``reporting`` (small helpers).
+- ``context`` — what the model sees: ``manager.ContextManager`` (the system prompt and token
+  accounting), ``project`` (the project structure and ``ast_summary``, the ranked AST summary
+  of the code), ``ranking``, ``budget``, ``prompt``, ``instructions`` (AGENTS.md and friends),
+  ``history`` (the model's view of the session history), ``compaction_policy`` (what to cut
+  when the window fills).
+- ``sessions`` — persistence: ``keeper.SessionKeeper`` (create, load, resume, save in the
+  store) and ``jsonl`` (the export format).
+- ``events`` — the typed event stream and the questions the agent asks.
 """

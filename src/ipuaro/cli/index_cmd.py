@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 import click
 
 from ipuaro.cli.common import EXIT_USAGE, fail, global_options, load_project
+from ipuaro.core.errors import IndexFailed
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer, IndexSummary
+    from ipuaro.core.project_index import IndexRun, ProjectIndex
 
 EXIT_STORE = 1
 
@@ -37,14 +38,12 @@ def command(
 
     Unchanged files (same content hash) are skipped; --rebuild starts afresh.
     """
-    from ipuaro.store.protocol import StoreError
-
     root, config = load_project(path, None)
     try:
         indexer = _open_indexer(root, config, rebuild)
         indexer = _confirm_size(indexer, yes)
         summary = _run(indexer, rebuild=rebuild, workers=workers, show_progress=True)
-    except StoreError as error:
+    except IndexFailed as error:
         fail(str(error), EXIT_STORE)
     if as_json:
         click.echo(json.dumps({"root": str(indexer.root), **summary.to_json()}))
@@ -52,19 +51,16 @@ def command(
         _print_summary(indexer.root, summary)
 
 
-def _open_indexer(root: Path, config: Config, rebuild: bool) -> Indexer:
-    from ipuaro.index.indexer import ConfigOpener, Indexer
-    from ipuaro.store.factory import open_store
+def _open_indexer(root: Path, config: Config, rebuild: bool) -> ProjectIndex:
+    from ipuaro.core.project_index import ProjectIndex
 
-    store = open_store(config, root, rebuild=rebuild)
-    for notice in getattr(store, "notices", []):  # Redis: AOF off loses the index on restart
+    index = ProjectIndex.open(root, config, rebuild=rebuild)
+    for notice in index.notices:  # Redis: AOF off loses the index on restart
         click.echo(f"ipuaro: warning: {notice}", err=True)
-    # Pool processes open their own connection; SQLite stores are found by their path.
-    opener = ConfigOpener(config, root) if config.store.backend == "redis" else None
-    return Indexer(root, config, store, opener=opener)
+    return index
 
 
-def _confirm_size(indexer: Indexer, yes: bool) -> Indexer:
+def _confirm_size(indexer: ProjectIndex, yes: bool) -> ProjectIndex:
     """Above ``limits.maxFilesWarning``: continue, pick a subfolder, or cancel (asked on a
     terminal; refused without one unless --yes)."""
     while True:
@@ -93,7 +89,7 @@ def _confirm_size(indexer: Indexer, yes: bool) -> Indexer:
         indexer = _subfolder_indexer(indexer)
 
 
-def _subfolder_indexer(indexer: Indexer) -> Indexer:
+def _subfolder_indexer(indexer: ProjectIndex) -> ProjectIndex:
     from ipuaro.config.loader import load_config
 
     answer = click.prompt("Subfolder to index (relative to the project)", err=True)
@@ -102,7 +98,7 @@ def _subfolder_indexer(indexer: Indexer) -> Indexer:
         click.echo(f"{answer}: not a folder inside {indexer.root}", err=True)
         return indexer
     config = load_config(folder, config_file=global_options().config_file)
-    indexer.store.close()
+    indexer.close()
     return _open_indexer(folder, config, rebuild=False)
 
 
@@ -149,17 +145,17 @@ class _Bar:
 
 
 def _run(
-    indexer: Indexer, *, rebuild: bool, workers: int | None, show_progress: bool
-) -> IndexSummary:
+    indexer: ProjectIndex, *, rebuild: bool, workers: int | None, show_progress: bool
+) -> IndexRun:
     bar = _Bar(show_progress and indexer.config.display.progress_bar)
     try:
-        return indexer.index(rebuild=rebuild, progress=bar.update, workers=workers)
+        return indexer.run(rebuild=rebuild, progress=bar.update, workers=workers)
     finally:
         bar.close()
-        indexer.store.close()
+        indexer.close()
 
 
-def _print_summary(root: Path, summary: IndexSummary) -> None:
+def _print_summary(root: Path, summary: IndexRun) -> None:
     errors = f" ({summary.parse_errors} with parse errors)" if summary.parse_errors else ""
     lines = [
         f"Indexed {root} in {summary.seconds:.2f} s",

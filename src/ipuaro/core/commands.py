@@ -1,14 +1,46 @@
-"""Slash commands: the table the TUI offers, and parsing what the user typed.
+"""Slash commands: the table every front end offers, and parsing what the user typed.
 
 Parsing is pure and strict: a known command with arguments it does not take is a
 :class:`CommandError` whose message says the right usage; an unknown command's message lists
-every command. Running them is :mod:`ipuaro.tui.command_runner`'s job.
+every command.
+
+Each built-in maps to a :class:`~ipuaro.core.workspace.Workspace` method through a front end's
+own table (the TUI draws each its way: ``ipuaro.tui.command_runner``). A command added later
+(plan/apply, memory, extensions) is ONE row: :func:`register` a :class:`CommandSpec` with an
+``operation`` — a coroutine over the workspace that returns a :class:`Reply` — and every front
+end offers it, lists it in /help and draws its reply, without a change of its own.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ipuaro.core.workspace import Workspace
+
+ReplyKind = Literal["info", "success", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class ReplyTable:
+    title: str
+    rows: tuple[tuple[str, ...], ...]
+    columns: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a command says back, in a form any front end can draw."""
+
+    text: str = ""
+    kind: ReplyKind = "info"
+    tables: tuple[ReplyTable, ...] = ()
+
+
+Operation = Callable[["Workspace", tuple[str, ...]], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -20,6 +52,10 @@ class CommandSpec:
     max_args: int = 0
     choices: tuple[str, ...] = ()
     """Allowed values of the first argument, when it is a keyword."""
+    operation: Operation | None = None
+    """How to run it when no front end has its own row for it (added commands)."""
+    while_busy: bool = False
+    """May run while the agent answers."""
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -49,6 +85,35 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
+
+
+def register(spec: CommandSpec) -> None:
+    """Offer one more command everywhere (it needs an ``operation``; names are unique)."""
+    if spec.operation is None:
+        raise ValueError(f"/{spec.name}: a registered command needs an operation")
+    if spec.name in BY_NAME:
+        raise ValueError(f"/{spec.name} exists already")
+    BY_NAME[spec.name] = spec
+
+
+def unregister(name: str) -> None:
+    """Withdraw a registered command (built-ins stay)."""
+    if name in BY_NAME and BY_NAME[name].operation is not None:
+        del BY_NAME[name]
+
+
+def all_commands() -> list[CommandSpec]:
+    """Built-ins first, then registered commands, in the order they came."""
+    return list(BY_NAME.values())
+
+
+async def run_operation(workspace: Workspace, command: SlashCommand) -> Reply:
+    """Run a registered command's operation (front ends call this for names they lack)."""
+    operation = command.spec.operation
+    if operation is None:
+        return Reply(f"/{command.name} is not available here", "error")
+    return await operation(workspace, command.args)
+
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("Enter", "send (while the agent works: steer it)"),
@@ -88,7 +153,7 @@ def is_command(text: str) -> bool:
 
 
 def command_list() -> str:
-    return ", ".join(f"/{spec.name}" for spec in COMMANDS)
+    return ", ".join(f"/{spec.name}" for spec in all_commands())
 
 
 def parse_command(text: str) -> SlashCommand:
@@ -119,4 +184,4 @@ def parse_command(text: str) -> SlashCommand:
 
 def help_rows() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(commands, keys) for ``/help``: usage and what it does."""
-    return [(spec.usage, spec.help) for spec in COMMANDS], list(KEYS)
+    return [(spec.usage, spec.help) for spec in all_commands()], list(KEYS)

@@ -55,6 +55,8 @@ class IndexKeeper:
         """An index run is in its thread (it still writes through the store)."""
         self._watch_stop: asyncio.Event | None = None
         self._watch_task: asyncio.Task[None] | None = None
+        self._refresh_task: asyncio.Task[IndexReport | None] | None = None
+        """Kept so the running refresh is not garbage-collected."""
 
     def _emitter(self) -> Callable[[Event], None]:
         """Emit from any thread: delivered on the loop that is running now."""
@@ -111,7 +113,8 @@ class IndexKeeper:
             emit(IndexFinished(report.line(), report.changed, background=True))
             return report
 
-        return asyncio.ensure_future(refresh())
+        self._refresh_task = asyncio.ensure_future(refresh())
+        return self._refresh_task
 
     @property
     def watching(self) -> bool:

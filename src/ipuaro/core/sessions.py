@@ -86,7 +86,7 @@ class SessionArchive:
 
     def export(self, session_id: str) -> list[str]:
         """The session as JSONL lines (header, then typed entries)."""
-        from ipuaro.agent.jsonl import export_lines
+        from ipuaro.agent.sessions.jsonl import export_lines
 
         session = self.load(session_id)
         return export_lines(
@@ -98,8 +98,8 @@ class SessionArchive:
 
     def import_text(self, text: str, *, new_id: bool = False, source: str = "") -> ImportReport:
         """Store a JSONL export; ``new_id`` keeps both copies when the id is taken."""
-        from ipuaro.agent.jsonl import JsonlError, import_text
-        from ipuaro.agent.sessions import new_session_id
+        from ipuaro.agent.sessions.jsonl import JsonlError, import_text
+        from ipuaro.agent.sessions.keeper import new_session_id
 
         try:
             imported = import_text(text)

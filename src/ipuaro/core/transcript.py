@@ -19,6 +19,6 @@ def visible_text(message: ChatMessage, accepted: Collection[str]) -> str:
 
 def call_summary(call: ToolCall) -> str:
     """``get_function src/auth/login.ts login`` — one compact line for a tool call."""
-    from ipuaro.agent.dispatch import call_summary as summary
+    from ipuaro.agent.run.dispatch import call_summary as summary
 
     return summary(call)

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ipuaro.agent.budget import ContextBudget
-from ipuaro.agent.compactor import Compactor
-from ipuaro.agent.context import ContextManager
+from ipuaro.agent.context.budget import ContextBudget
+from ipuaro.agent.context.manager import ContextManager
+from ipuaro.agent.context.prompt import resolve_tool_format
 from ipuaro.agent.events import AgentHandlers
-from ipuaro.agent.loop import Agent
-from ipuaro.agent.prompt import resolve_tool_format
-from ipuaro.agent.sessions import SessionKeeper
+from ipuaro.agent.run.compaction import Compactor
+from ipuaro.agent.run.loop import Agent
+from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.config.schema import Config
 from ipuaro.domain import Session
 from ipuaro.domain.edits import ConfirmCallback

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ipuaro.core import indexing
 from ipuaro.core.asking import DecisionHandlers
@@ -115,7 +115,7 @@ class Workspace:
         session_id: str | None = None,
         auto_apply: bool | None = None,
     ) -> AppContext:
-        from ipuaro.agent.sessions import SessionNotFound
+        from ipuaro.agent.sessions.keeper import SessionNotFound
         from ipuaro.core.wiring import build_app
         from ipuaro.llm.errors import ModelError
         from ipuaro.store.protocol import StoreError
@@ -258,7 +258,7 @@ class Workspace:
     async def send(self, text: str) -> AgentEnd:
         """Run one request (then any queued follow-ups) to its end; events stream meanwhile.
         Raises :class:`WorkspaceBusy` while another request runs."""
-        from ipuaro.agent.loop import AgentBusy
+        from ipuaro.agent.run.loop import AgentBusy
 
         try:
             return await self.ctx.agent.send(text)
@@ -318,6 +318,7 @@ class Workspace:
 
     def set_plan_mode(self, on: bool) -> None:
         """Plan mode: the agent may read but not edit or run commands."""
+        self._idle("/plan")
         self.ctx.agent.set_plan_mode(on)
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
@@ -339,7 +340,7 @@ class Workspace:
 
     def load_session(self, session_id: str) -> None:
         """Make ``session_id`` current. Raises :class:`SessionMissing`."""
-        from ipuaro.agent.sessions import SessionNotFound
+        from ipuaro.agent.sessions.keeper import SessionNotFound
 
         self._idle("/sessions load")
         try:
@@ -492,7 +493,3 @@ class Workspace:
     def _idle(self, what: str) -> None:
         if self.busy:
             raise WorkspaceBusy(f"{what} waits until the agent has answered (Ctrl+C interrupts it)")
-
-    def wiring(self) -> Any:
-        """The underlying ``AppContext`` (tests and benchmarks only)."""
-        return self.ctx

@@ -29,7 +29,7 @@ from ipuaro.agent.events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ipuaro.agent.observer import ContextStats, ModelRequestInfo, ModelResponseInfo
+from ipuaro.agent.run.observer import ContextStats, ModelRequestInfo, ModelResponseInfo
 from ipuaro.trace.redaction import Redactor
 
 TRACE_SCHEMA_VERSION = 1

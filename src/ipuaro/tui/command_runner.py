@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from ipuaro.core.commands import CommandError, SlashCommand, help_rows, parse_command
+from ipuaro.core.commands import (
+    CommandError,
+    Reply,
+    SlashCommand,
+    help_rows,
+    parse_command,
+    run_operation,
+)
 from ipuaro.core.errors import SessionMissing, WorkspaceError
 from ipuaro.tui.widgets.chat import notice_table
 
@@ -42,7 +49,8 @@ class CommandRunner:
             "plan": self.plan,
             "model": self.model,
         }
-        """Command name → what runs it (every name of ``ipuaro.core.commands.COMMANDS``)."""
+        """Command name → what runs it (every built-in of ``ipuaro.core.commands``); a command
+        registered later runs its own operation and its reply is drawn by :meth:`reply`."""
 
     async def run(self, text: str) -> None:
         chat = self.app.chat
@@ -51,16 +59,30 @@ class CommandRunner:
         except CommandError as error:
             await chat.notice(str(error), "error")
             return
-        if self.app.agent_busy and command.name not in WHILE_BUSY:
+        busy_ok = command.name in WHILE_BUSY or command.spec.while_busy
+        if self.app.agent_busy and not busy_ok:
             await chat.notice(
                 f"/{command.name} waits until the agent has answered (Ctrl+C interrupts it)",
                 "warning",
             )
             return
+        handler = self.table.get(command.name)
         try:
-            await self.table[command.name](command)
+            if handler is not None:
+                await handler(command)
+            else:
+                await self.reply(await run_operation(self.workspace, command))
         except WorkspaceError as error:
             await chat.notice(str(error), "error")
+
+    async def reply(self, reply: Reply) -> None:
+        """Draw what a registered command said: its tables, then its text."""
+        chat = self.app.chat
+        if reply.tables:
+            tables = [notice_table(t.title, list(t.rows), t.columns) for t in reply.tables]
+            await chat.table_notice(tables, reply.text or None)
+        elif reply.text:
+            await chat.notice(reply.text, reply.kind)
 
     # --- commands ---------------------------------------------------------------------
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from ipuaro.agent.context import Assembled, ContextManager
-from ipuaro.agent.observer import ContextStats, ModelRequestInfo, ModelResponseInfo, TurnObserver
-from ipuaro.agent.turn import TurnResult
+from ipuaro.agent.context.manager import Assembled, ContextManager
+from ipuaro.agent.run.observer import (
+    ContextStats,
+    ModelRequestInfo,
+    ModelResponseInfo,
+    TurnObserver,
+)
+from ipuaro.agent.run.turn import TurnResult
 from ipuaro.llm.protocol import ToolSpec
 from ipuaro.llm.toolcalls import ParsedReply
 

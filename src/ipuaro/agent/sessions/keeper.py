@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import uuid
 
-from ipuaro.agent.history import last_summary_index
+from ipuaro.agent.context.history import last_summary_index
 from ipuaro.config.schema import SessionConfig
 from ipuaro.domain import ChatMessage, Session
 from ipuaro.store.protocol import Store

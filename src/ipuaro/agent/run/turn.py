@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ipuaro.agent.events import AgentEvent, MessageDelta
-from ipuaro.agent.streamfilter import MarkupFilter
+from ipuaro.agent.run.streamfilter import MarkupFilter
 from ipuaro.domain import ChatMessage
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.protocol import (

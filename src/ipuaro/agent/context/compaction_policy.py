@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ipuaro.agent.history import calls_by_id, last_summary_index, result_call_id
+from ipuaro.agent.context.history import calls_by_id, last_summary_index, result_call_id
 from ipuaro.domain import ChatMessage, ToolCall
 
 KEEP_VERBATIM = 8

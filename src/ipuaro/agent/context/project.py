@@ -17,8 +17,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ipuaro.agent.ranking import RankSignals, is_test, rank, static_score
-from ipuaro.agent.summary import FileSummary, file_heading, summarise_file
+from ipuaro.agent.context.ast_summary import FileSummary, file_heading, summarise_file
+from ipuaro.agent.context.ranking import RankSignals, is_test, rank, static_score
 from ipuaro.store.protocol import Store
 
 Estimator = Callable[[str], int]

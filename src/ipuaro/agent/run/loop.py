@@ -16,8 +16,15 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ipuaro.agent.bookkeeping import SessionBook, Stop, with_store_retry
-from ipuaro.agent.dispatch import Dispatcher, ToolSet
+from ipuaro.agent.context.history import (
+    assistant_message,
+    finite_call,
+    keep_partial,
+    last_answer,
+    tool_message,
+    user_message,
+)
+from ipuaro.agent.context.prompt import format_reprompt
 from ipuaro.agent.events import (
     AgentEnd,
     AgentError,
@@ -33,22 +40,15 @@ from ipuaro.agent.events import (
     MessageEnd,
     TurnStart,
 )
-from ipuaro.agent.guard import LoopGuard
-from ipuaro.agent.history import (
-    assistant_message,
-    finite_call,
-    keep_partial,
-    last_answer,
-    tool_message,
-    user_message,
-)
-from ipuaro.agent.observer import TurnObserver
-from ipuaro.agent.prompt import format_reprompt
-from ipuaro.agent.queues import InputQueues
-from ipuaro.agent.reporting import TurnReporter
-from ipuaro.agent.stats import RequestStats, turn_stats
-from ipuaro.agent.streamfilter import MarkupFilter
-from ipuaro.agent.turn import TurnResult, stream_turn
+from ipuaro.agent.run.bookkeeping import SessionBook, Stop, with_store_retry
+from ipuaro.agent.run.dispatch import Dispatcher, ToolSet
+from ipuaro.agent.run.guard import LoopGuard
+from ipuaro.agent.run.observer import TurnObserver
+from ipuaro.agent.run.queues import InputQueues
+from ipuaro.agent.run.reporting import TurnReporter
+from ipuaro.agent.run.stats import RequestStats, turn_stats
+from ipuaro.agent.run.streamfilter import MarkupFilter
+from ipuaro.agent.run.turn import TurnResult, stream_turn
 from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
 from ipuaro.llm.formats import ToolFormat
@@ -57,9 +57,9 @@ from ipuaro.llm.toolcalls import ParsedReply, parse_reply
 from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from ipuaro.agent.compactor import Compactor
-    from ipuaro.agent.context import Assembled, ContextManager
-    from ipuaro.agent.sessions import SessionKeeper
+    from ipuaro.agent.context.manager import Assembled, ContextManager
+    from ipuaro.agent.run.compaction import Compactor
+    from ipuaro.agent.sessions.keeper import SessionKeeper
 
 log = logging.getLogger(__name__)
 

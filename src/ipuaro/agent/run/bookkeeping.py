@@ -13,18 +13,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ipuaro.agent.dispatch import CANCELLED, CallRecord
+from ipuaro.agent.context.history import close_dangling, summary_message, tool_message, user_message
 from ipuaro.agent.events import AgentError, EndReason, ErrorChoice
-from ipuaro.agent.history import close_dangling, summary_message, tool_message, user_message
-from ipuaro.agent.stats import RequestStats
+from ipuaro.agent.run.dispatch import CANCELLED, CallRecord
+from ipuaro.agent.run.stats import RequestStats
 from ipuaro.domain import ChatMessage, Session
 from ipuaro.domain.edits import ReadTracker
 from ipuaro.store.protocol import StoreError
 from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from ipuaro.agent.context import ContextManager
-    from ipuaro.agent.sessions import SessionKeeper
+    from ipuaro.agent.context.manager import ContextManager
+    from ipuaro.agent.sessions.keeper import SessionKeeper
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ipuaro.agent.summary import FileSummary, split_words
+from ipuaro.agent.context.ast_summary import FileSummary, split_words
 
 _TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "pytest", "unittest"})
 _STOP_WORDS = frozenset(

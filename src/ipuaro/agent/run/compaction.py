@@ -1,5 +1,6 @@
-"""Carry out a compaction (the policy is in ``compaction``): ask the model for a summary, insert
-it into the history at the cut, drop stale code; fall back to dropping tool results."""
+"""Carry out a compaction (the policy is ``context.compaction_policy``): ask the model for a
+summary, insert it into the history at the cut, drop stale code; fall back to dropping tool
+results."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from ipuaro.agent import compaction
-from ipuaro.agent.context import ContextManager
+from ipuaro.agent.context import compaction_policy as compaction
+from ipuaro.agent.context.history import context_view, summary_message, user_message
+from ipuaro.agent.context.manager import ContextManager
 from ipuaro.agent.events import Compaction
-from ipuaro.agent.history import context_view, summary_message, user_message
-from ipuaro.agent.observer import ModelRequestInfo, ModelResponseInfo, TurnObserver
-from ipuaro.agent.turn import stream_turn
+from ipuaro.agent.run.observer import ModelRequestInfo, ModelResponseInfo, TurnObserver
+from ipuaro.agent.run.turn import stream_turn
 from ipuaro.domain import ChatMessage
 from ipuaro.llm.protocol import ModelClient
 

@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ipuaro.agent.budget import ContextBudget
-from ipuaro.agent.history import MESSAGE_OVERHEAD_TOKENS, context_view, estimate_message
-from ipuaro.agent.instructions import ProjectInstructions, load_instructions
-from ipuaro.agent.project_context import ProjectSummary, SummaryStats
-from ipuaro.agent.prompt import SystemPrompt, fixed_part, project_part
-from ipuaro.agent.ranking import RankSignals
+from ipuaro.agent.context.budget import ContextBudget
+from ipuaro.agent.context.history import MESSAGE_OVERHEAD_TOKENS, context_view, estimate_message
+from ipuaro.agent.context.instructions import ProjectInstructions, load_instructions
+from ipuaro.agent.context.project import ProjectSummary, SummaryStats
+from ipuaro.agent.context.prompt import SystemPrompt, fixed_part, project_part
+from ipuaro.agent.context.ranking import RankSignals
 from ipuaro.domain import ChatMessage
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ToolSpec

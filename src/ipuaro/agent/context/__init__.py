@@ -1,0 +1,1 @@
+"""What the model sees: system prompt, project structure, AST summary, history, token budget."""
