@@ -75,3 +75,25 @@ async def test_plan_mode_takes_the_edit_tools_away(
         offered = {t["function"]["name"] for t in model_server.chat_requests()[-1]["tools"]}
         assert "replace" not in offered and "get_lines" in offered
         assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["plan"]
+
+
+async def test_a_large_project_is_indexed_only_when_the_user_allows_it(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = acp_env(tmp_path, model_server)
+    env["IPUARO_LIMITS__MAX_FILES_WARNING"] = "3"  # agent_app has more files than that
+    client = RecordingClient(answer="cancel")
+    async with acp_agent(client, env, project) as conn:
+        with pytest.raises(RequestError) as declined:
+            await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        assert declined.value.code == -32603
+        assert "limits.maxFilesWarning" in str(declined.value)
+        [asked] = client.permissions
+        assert [o.option_id for o in asked.options] == ["continue", "cancel"]
+        assert asked.tool_call.title == "Large project"
+
+        client.clear()
+        client.answer = "continue"
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        assert len(client.permissions) == 1 and session.session_id
+        assert "Indexed " in client.text()

@@ -274,7 +274,12 @@ class IpuaroAcpAgent:
             raise RequestError(SERVER_ERROR, f"{method}: indexing failed: {error}") from None
         if report is None:
             await self._close(session.id, method)
-            raise RequestError(SERVER_ERROR, f"{method}: indexing was declined; nothing opened")
+            raise RequestError(
+                SERVER_ERROR,
+                f"{method}: the project has more files than limits.maxFilesWarning and indexing "
+                "them was not allowed; open a subfolder, add project.ignorePatterns or raise "
+                "limits.maxFilesWarning",
+            )
         session.outbox.put(update_agent_message_text(report.line().capitalize() + ".\n"))
         await session.outbox.flush()
         workspace.start_watching()

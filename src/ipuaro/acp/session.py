@@ -202,8 +202,18 @@ class AcpSession:
             tool_call_id=acp_id, title=question.title, kind=kind, status="pending", content=content
         )
         await self.outbox.flush()
-        response = await self.conn.request_permission(self.id, update, permission_options(question))
-        outcome = response.outcome
+        try:
+            response = await self.conn.request_permission(
+                self.id, update, permission_options(question)
+            )
+        except asyncio.CancelledError:  # the prompt was cancelled while the question was open
+            if running is None:
+                self.outbox.put(update_tool_call(acp_id, status="failed"))
+            raise
+        except Exception as error:  # the client cannot ask (an error answer, gone): say no
+            log.warning("permission request failed (%s); answering %s", error, question.safe)
+            response = None
+        outcome = response.outcome if response is not None else None
         choice = outcome.option_id if isinstance(outcome, AllowedOutcome) else question.safe
         if running is None:
             self.outbox.put(
