@@ -280,7 +280,8 @@ class IpuaroAcpAgent:
                 "them was not allowed; open a subfolder, add project.ignorePatterns or raise "
                 "limits.maxFilesWarning",
             )
-        session.outbox.put(update_agent_message_text(report.line().capitalize() + ".\n"))
+        line = report.line()
+        session.outbox.put(update_agent_message_text(f"{line[:1].upper()}{line[1:]}.\n"))
         await session.outbox.flush()
         workspace.start_watching()
         return session
