@@ -4,13 +4,16 @@ takes the editing tools away (nothing is asked, nothing is written)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import CurrentModeUpdate
+from acp.schema import CurrentModeUpdate, UserMessageChunk
 
-from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
+from tests.acp.conftest import ACP_COMMAND, TIMEOUT, RecordingClient, acp_agent, acp_env
+from tests.acp.test_acp_bad_input import RawClient
 from tests.acp.test_acp_flow import ROUND_DOWN, ROUND_HALF_UP, tool
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
@@ -97,3 +100,46 @@ async def test_a_large_project_is_indexed_only_when_the_user_allows_it(
         session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
         assert len(client.permissions) == 1 and session.session_id
         assert "Indexed " in client.text()
+
+
+async def test_the_editor_going_away_mid_answer_loses_nothing(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """The client's end of stdin closes while the answer streams (the editor quit): the
+    server stops the turn, exits cleanly, and the session is there to load afterwards."""
+    env = acp_env(tmp_path, model_server)
+    process = await asyncio.create_subprocess_exec(
+        *ACP_COMMAND,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=project,
+    )
+    raw = RawClient(process)
+    await raw.call(1, "initialize", {"protocolVersion": 1})
+    opened = await raw.call(2, "session/new", {"cwd": str(project), "mcpServers": []})
+    session_id = opened["result"]["sessionId"]
+    model_server.enqueue(ScriptedReply(text="word " * 200, chunks=200, chunk_delay=0.05))
+    prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "explain all"}]}
+    await raw.send(
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
+    )
+    while (await raw.reply()).get("params", {}).get("update", {}).get("sessionUpdate") != (
+        "agent_message_chunk"
+    ) or not model_server.chat_requests():
+        pass
+    started = time.monotonic()
+    assert process.stdin is not None
+    process.stdin.close()
+    _, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
+    assert process.returncode == 0, err.decode()
+    assert time.monotonic() - started < 5
+    assert b"Traceback" not in err, err.decode()
+
+    later = RecordingClient()
+    async with acp_agent(later, env, project) as conn:
+        await asyncio.wait_for(conn.load_session(cwd=str(project), session_id=session_id), TIMEOUT)
+        [user] = later.of(UserMessageChunk)
+        assert user.content.text == "explain all"
+        assert "word \n[interrupted]" in later.text()  # what streamed before the end is kept
