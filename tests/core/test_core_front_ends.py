@@ -156,3 +156,34 @@ def test_a_registered_command_is_parsed_listed_and_removable() -> None:
         unregister("hello")
     with pytest.raises(Exception, match="unknown command /hello"):
         parse_command("/hello")
+
+
+def _run_cli(project: Path, server: ModelStubServer, *args: str) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env.update(
+        {
+            "IPUARO_LLM__BASE_URL": server.url,
+            "IPUARO_LLM__CONTEXT_WINDOW": "32768",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        }
+    )
+    command = [sys.executable, "-m", "ipuaro", "run", "--project", str(project), *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_ipuaro_run_eval_as_a_real_process(project: Path, server: ModelStubServer) -> None:
+    answers = [
+        ScriptedReply(text="See shop/cart.py:1-3 and `Phantom`."),
+        ScriptedReply(text="Verdict: partly correct."),
+    ]
+    server.responder = lambda body: answers.pop(0)
+    done = _run_cli(project, server, "--eval", "-p", "where?", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    assert "✗ `Phantom`" in done.stderr
+    assert json.loads(done.stdout)["answer"] == "Verdict: partly correct."
+    alone = _run_cli(project, server, "--eval")
+    assert alone.returncode == 2 and "--session" in alone.stderr and "Traceback" not in alone.stderr

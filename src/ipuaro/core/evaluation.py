@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ipuaro.core.reports import Evaluation
+    from ipuaro.core.workspace import Workspace
     from ipuaro.store.protocol import Store
 
 _PATH = re.compile(
@@ -149,3 +151,27 @@ def critique_prompt(findings: list[Finding]) -> str:
         "tools to look them up). Then check the reasoning of the answer itself. Finish with a "
         "one-line verdict: correct, partly correct, or wrong."
     )
+
+
+def last_answer(workspace: Workspace) -> str | None:
+    """The visible text of the newest assistant answer of the session, if any."""
+    from ipuaro.core.transcript import visible_text
+
+    accepted = workspace.tool_names()
+    for message in reversed(workspace.history()):
+        if message.role == "assistant" and (text := visible_text(message, accepted)).strip():
+            return text
+    return None
+
+
+async def evaluate_last_answer(workspace: Workspace) -> Evaluation | None:
+    """``/eval``: the evidence for the last answer's citations and the critique request."""
+    import asyncio
+
+    from ipuaro.core.reports import Evaluation
+
+    answer = last_answer(workspace)
+    if answer is None:
+        return None
+    findings = await asyncio.to_thread(gather_evidence, workspace.ctx.store, answer)
+    return Evaluation(findings, critique_prompt(findings))

@@ -50,8 +50,9 @@ from ipuaro.core.sessions import SessionArchive
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.core.calls import CallFacts
     from ipuaro.core.wiring import AppContext
-    from ipuaro.domain import ChatMessage
+    from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.llm.protocol import ModelClient
 
 
@@ -208,6 +209,12 @@ class Workspace:
     def history(self) -> list[ChatMessage]:
         """The current session's messages (to draw a resumed conversation)."""
         return list(self.ctx.session.history)
+
+    def describe_call(self, call: ToolCall) -> CallFacts:
+        """A call's kind (read, search, edit, delete, execute) and the project paths it names."""
+        from ipuaro.core.calls import describe_call
+
+        return describe_call(self.ctx.registry, call)
 
     def tool_names(self) -> set[str]:
         """Every name the model may call a tool by (to tell tool markup from prose)."""
@@ -466,27 +473,13 @@ class Workspace:
 
     # --- /eval ----------------------------------------------------------------------------
 
-    def last_answer(self) -> str | None:
-        """The visible text of the newest assistant answer, if any."""
-        from ipuaro.core.transcript import visible_text
-
-        accepted = self.tool_names()
-        for message in reversed(self.ctx.session.history):
-            if message.role == "assistant" and (text := visible_text(message, accepted)).strip():
-                return text
-        return None
-
     async def evaluate(self) -> Evaluation | None:
         """Check every path, line range and code name the last answer cites against the
         index; the result holds the evidence and the critique request to send (None: there
         is no answer yet)."""
-        from ipuaro.core.evaluation import critique_prompt, gather_evidence
+        from ipuaro.core.evaluation import evaluate_last_answer
 
-        answer = self.last_answer()
-        if answer is None:
-            return None
-        findings = await asyncio.to_thread(gather_evidence, self.ctx.store, answer)
-        return Evaluation(findings, critique_prompt(findings))
+        return await evaluate_last_answer(self)
 
     # --- helpers --------------------------------------------------------------------------
 
