@@ -1,4 +1,4 @@
-"""The pure half of the ACP server: tool kinds, locations, permission options for every kind
+"""The pure half of the ACP server: locations, permission options for every kind
 of question, prompts, replayed history, and the line transport's answers to bad lines."""
 
 from __future__ import annotations
@@ -24,14 +24,9 @@ from acp.schema import (
 )
 
 from ipuaro.acp.channel import LineTransport
-from ipuaro.acp.mapping import (
-    locations,
-    permission_options,
-    replay,
-    tool_ended,
-    tool_kind,
-)
+from ipuaro.acp.mapping import locations, permission_options, replay, tool_ended
 from ipuaro.acp.server import prompt_text
+from ipuaro.core.calls import CallFacts
 from ipuaro.core.decisions import (
     ConfirmChange,
     ConfirmRequest,
@@ -43,25 +38,21 @@ from ipuaro.core.decisions import (
 )
 from ipuaro.core.events import AgentError
 from ipuaro.domain import ChatMessage, ToolCall, ToolResult
-from ipuaro.tools.registry import ToolRegistry
 
 ROOT = Path("/work/project")
 
 
-def test_every_registered_tool_has_a_kind() -> None:
-    names = [spec["name"] for spec in ToolRegistry.default().specs()]
-    assert names
-    assert [name for name in names if tool_kind(name) == "other"] == []
-    assert tool_kind("get_lines") == "read" and tool_kind("grep_search") == "search"
-    assert tool_kind("replace") == "edit" and tool_kind("delete_file") == "delete"
-    assert tool_kind("run_command") == "execute" and tool_kind("made_up") == "other"
+def test_locations_are_absolute_and_the_first_has_the_line() -> None:
+    facts = CallFacts("read", ("shop/cart.py", "shop/pricing.py"))
+    first, second = locations(ROOT, facts, {"file_path": "shop/cart.py", "start_line": 12})
+    assert first.path == "/work/project/shop/cart.py" and first.line == 12
+    assert second.path == "/work/project/shop/pricing.py" and second.line is None
+    assert locations(ROOT, CallFacts("search", ()), {"pattern": "TODO"}) == []
 
 
-def test_locations_are_absolute_whatever_the_path_argument_is_called() -> None:
-    [where] = locations(ROOT, {"file_path": "shop/cart.py", "start_line": 12})
-    assert where.path == "/work/project/shop/cart.py" and where.line == 12
-    assert locations(ROOT, {"pattern": "TODO"}) == []
-    assert locations(ROOT, {"path": "", "target_file": "a.py"})[0].path == "/work/project/a.py"
+def describe(call: ToolCall) -> CallFacts:
+    """What the core says of the calls in these histories (``Workspace.describe_call``)."""
+    return CallFacts("edit", (str(call.parameters["path"]),))
 
 
 @pytest.mark.parametrize(
@@ -133,7 +124,7 @@ def test_a_stored_history_replays_as_the_updates_seen_live() -> None:
         ChatMessage(role="user", content="bad call format", timestamp=5, kind="error"),
         ChatMessage(role="assistant", content="Left it.", timestamp=6),
     ]
-    updates = list(replay(history, ROOT, {"replace"}))
+    updates = list(replay(history, ROOT, {"replace"}, describe))
     kinds = [type(u) for u in updates]
     assert kinds == [
         UserMessageChunk,

@@ -7,7 +7,7 @@ files a call names, made absolute because the protocol wants absolute paths.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from ipuaro.core.calls import CallFacts
 from ipuaro.core.decisions import FileChange, Question
 from ipuaro.core.events import EndReason
 from ipuaro.core.transcript import visible_text
@@ -53,27 +54,6 @@ Update = (
 )
 ToolContent = ContentToolCallContent | FileEditToolCallContent
 
-TOOL_KINDS: dict[str, ToolKind] = {
-    **dict.fromkeys(
-        (
-            "get_lines",
-            "get_function",
-            "get_class",
-            "get_structure",
-            "get_dependencies",
-            "get_dependents",
-            "get_complexity",
-            "get_todos",
-            "git_status",
-            "git_diff",
-        ),
-        "read",
-    ),
-    **dict.fromkeys(("grep_search", "find_files", "find_references", "find_definition"), "search"),
-    **dict.fromkeys(("edit_lines", "replace", "edit_file", "create_file"), "edit"),
-    "delete_file": "delete",
-    **dict.fromkeys(("run_command", "run_tests", "git_commit"), "execute"),
-}
 CONFIRM_KINDS: dict[str, ToolKind] = {
     "edit": "edit",
     "delete": "delete",
@@ -105,12 +85,10 @@ OPTION_KINDS: dict[str, PermissionOptionKind] = {
 """How the client should draw an answer (a hint only: the answer itself is the option id)."""
 OUTPUT_LIMIT = 4000
 """Characters of a tool's output shown in the client (the model may have read more)."""
-PATH_KEYS = ("path", "file_path", "filepath", "target_file", "file", "filename")
 LINE_KEYS = ("start_line", "line", "startLine")
 
-
-def tool_kind(name: str) -> ToolKind:
-    return TOOL_KINDS.get(name, "other")
+Describe = Callable[[ToolCall], CallFacts]
+"""The core's ``Workspace.describe_call``: a call's kind and the project paths it names."""
 
 
 def absolute(root: Path, path: str) -> Path:
@@ -118,22 +96,26 @@ def absolute(root: Path, path: str) -> Path:
     return candidate if candidate.is_absolute() else root / candidate
 
 
-def locations(root: Path, parameters: Mapping[str, Any]) -> list[ToolCallLocation]:
-    """The file a call names (under any of the names models use for it), with its line."""
-    path = next((v for k in PATH_KEYS if isinstance(v := parameters.get(k), str) and v), None)
-    if path is None:
-        return []
+def locations(
+    root: Path, facts: CallFacts, parameters: Mapping[str, Any]
+) -> list[ToolCallLocation]:
+    """The files a call names, absolute; the first with the line the call starts at."""
     line = next((v for k in LINE_KEYS if isinstance(v := parameters.get(k), int) and v >= 0), None)
-    return [ToolCallLocation(path=str(absolute(root, path)), line=line)]
+    return [
+        ToolCallLocation(path=str(absolute(root, path)), line=line if index == 0 else None)
+        for index, path in enumerate(facts.paths)
+    ]
 
 
-def tool_started(acp_id: str, call: ToolCall, title: str, root: Path) -> ToolCallStart:
+def tool_started(
+    acp_id: str, call: ToolCall, facts: CallFacts, title: str, root: Path
+) -> ToolCallStart:
     return start_tool_call(
         acp_id,
         title,
-        kind=tool_kind(call.name),
+        kind=facts.kind,
         status="in_progress",
-        locations=locations(root, call.parameters),
+        locations=locations(root, facts, call.parameters),
         raw_input=call.parameters,
     )
 
@@ -186,7 +168,9 @@ def permission_options(question: Question) -> list[PermissionOption]:
     ]
 
 
-def replay(history: Sequence[ChatMessage], root: Path, tool_names: set[str]) -> Iterator[Update]:
+def replay(
+    history: Sequence[ChatMessage], root: Path, tool_names: set[str], describe: Describe
+) -> Iterator[Update]:
     """A stored session as the updates a client would have seen live: the user's messages,
     the answers (without tool-call markup), and every tool call with how it ended."""
     results: dict[str, ToolResult] = {}
@@ -206,7 +190,7 @@ def replay(history: Sequence[ChatMessage], root: Path, tool_names: set[str]) -> 
             for call in message.tool_calls or []:
                 calls += 1
                 acp_id = f"h{calls}:{call.id}"
-                yield tool_started(acp_id, call, call.name, root)
+                yield tool_started(acp_id, call, describe(call), call.name, root)
                 outcome = results.get(call.id)
                 if outcome is not None:
                     yield tool_ended(acp_id, outcome, root)

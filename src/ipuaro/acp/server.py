@@ -154,7 +154,8 @@ class IpuaroAcpAgent:
             await self._close(session_id, "session/load")
         session = await self._open("session/load", cwd, session_id)
         workspace = session.workspace
-        for update in replay(workspace.history(), session.root, workspace.tool_names()):
+        history, names = workspace.history(), workspace.tool_names()
+        for update in replay(history, session.root, names, workspace.describe_call):
             session.outbox.put(update)
         await session.outbox.flush()
         return LoadSessionResponse(modes=modes(workspace.plan_mode))
@@ -173,7 +174,10 @@ class IpuaroAcpAgent:
                 INVALID_REQUEST,
                 "session/set_mode: the session is answering a prompt; change the mode after it",
             )
-        session.workspace.set_plan_mode(mode_id == "plan")
+        try:
+            session.workspace.set_plan_mode(mode_id == "plan")
+        except WorkspaceBusy as busy:  # a prompt started after the check above
+            raise RequestError(INVALID_REQUEST, f"session/set_mode: {busy}") from None
         return SetSessionModeResponse()
 
     async def list_sessions(

@@ -33,7 +33,6 @@ from ipuaro.acp.mapping import (
     confirm_diffs,
     permission_options,
     tool_ended,
-    tool_kind,
     tool_started,
 )
 from ipuaro.core.decisions import Answer, ConfirmChange, Question
@@ -128,10 +127,13 @@ class AcpSession:
         if isinstance(event, MessageDelta):
             self.outbox.put(update_agent_message_text(event.text))
         elif isinstance(event, ToolCallStart):
-            running = Running(self.new_id(event.call.id), tool_kind(event.call.name))
+            facts = self.workspace.describe_call(event.call)
+            running = Running(self.new_id(event.call.id), facts.kind)
             self._ids[event.call.id] = running
             self._running.append(running)
-            self.outbox.put(tool_started(running.acp_id, event.call, event.summary, self.root))
+            self.outbox.put(
+                tool_started(running.acp_id, event.call, facts, event.summary, self.root)
+            )
         elif isinstance(event, ToolCallEnd):
             self._ended(event)
         elif isinstance(event, IndexProgress) and not event.background:
@@ -159,8 +161,11 @@ class AcpSession:
     def _ended(self, event: ToolCallEnd) -> None:
         known = self._ids.pop(event.call.id, None)
         if known is None:  # cancelled before it started: the client still hears of it
-            known = Running(self.new_id(event.call.id), tool_kind(event.call.name))
-            self.outbox.put(tool_started(known.acp_id, event.call, event.call.name, self.root))
+            facts = self.workspace.describe_call(event.call)
+            known = Running(self.new_id(event.call.id), facts.kind)
+            self.outbox.put(
+                tool_started(known.acp_id, event.call, facts, event.call.name, self.root)
+            )
         elif known in self._running:
             self._running.remove(known)
         self.outbox.put(tool_ended(known.acp_id, event.result, self.root, known.shown))
