@@ -24,6 +24,7 @@ from acp import (
 from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    AvailableCommandsUpdate,
     ContentToolCallContent,
     CurrentModeUpdate,
     FileEditToolCallContent,
@@ -51,6 +52,7 @@ Update = (
     | ToolCallStart
     | ToolCallProgress
     | CurrentModeUpdate
+    | AvailableCommandsUpdate
 )
 ToolContent = ContentToolCallContent | FileEditToolCallContent
 

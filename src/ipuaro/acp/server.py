@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from acp import PROTOCOL_VERSION, RequestError, run_agent, update_agent_message_text
+from acp.helpers import update_available_commands
 from acp.interfaces import Agent, Client
 from acp.schema import (
     AgentCapabilities,
@@ -42,9 +43,11 @@ from acp.schema import SessionInfo as AcpSessionInfo
 
 from ipuaro import __version__
 from ipuaro.acp.channel import open_transport
+from ipuaro.acp.commands import available_commands, run_command
 from ipuaro.acp.mapping import STOP_REASONS, replay
 from ipuaro.acp.session import AcpDecider, AcpSession
 from ipuaro.config.loader import ConfigError, load_config
+from ipuaro.core.commands import is_command
 from ipuaro.core.errors import IndexFailed, OpenError, SessionsUnavailable, WorkspaceBusy
 from ipuaro.core.reports import SessionInfo
 from ipuaro.core.sessions import SessionArchive
@@ -227,6 +230,13 @@ class IpuaroAcpAgent:
         text = prompt_text(prompt)
         if not text.strip():
             raise RequestError(INVALID_PARAMS, "session/prompt: the prompt has no text")
+        if is_command(text):
+            outcome = await run_command(session.workspace, text)
+            session.outbox.put(update_agent_message_text(outcome.text))
+            await session.outbox.flush()
+            if outcome.prompt is None:
+                return PromptResponse(stop_reason="end_turn")
+            text = outcome.prompt
         try:
             end = await session.prompt(text)
         except WorkspaceBusy as busy:  # two prompts raced past the check above
@@ -286,6 +296,7 @@ class IpuaroAcpAgent:
             )
         line = report.line()
         session.outbox.put(update_agent_message_text(f"{line[:1].upper()}{line[1:]}.\n"))
+        session.outbox.put(update_available_commands(available_commands()))
         await session.outbox.flush()
         workspace.start_watching()
         return session
