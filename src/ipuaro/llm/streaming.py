@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ipuaro.domain.session import ToolCall
 from ipuaro.llm.errors import ModelError
+from ipuaro.llm.jsonrepair import JsonRepairError, loads_lenient
 from ipuaro.llm.protocol import (
     AssistantReply,
     CapabilityFallback,
@@ -31,6 +32,7 @@ from ipuaro.llm.protocol import (
     ToolCallReady,
     Usage,
     UsageReport,
+    new_call_id,
 )
 from ipuaro.llm.tokens import estimate_tokens
 
@@ -77,6 +79,27 @@ class ReplyBuilder:
         self._mark_first()
         self._calls.append(call)
         self._emit(ToolCallReady(call))
+
+    def wire_call(self, name: str, arguments: object, call_id: object = None) -> None:
+        """A native call as the server sent it: arguments as an object or as JSON text (read
+        leniently). Arguments that cannot be read become ``ToolCallInvalid``."""
+        raw = arguments.strip() if isinstance(arguments, str) else str(arguments)
+        if isinstance(arguments, str):
+            try:
+                arguments = loads_lenient(raw) if raw else {}
+            except JsonRepairError as exc:
+                self.invalid_call(
+                    ToolCallParseError(f"arguments of {name}: {exc}", name, raw[:300])
+                )
+                return
+        if not isinstance(arguments, dict):
+            message = f"arguments of {name} must be a JSON object"
+            self.invalid_call(ToolCallParseError(message, name, raw[:300]))
+            return
+        call = ToolCall(
+            id=str(call_id) if call_id else new_call_id(), name=name, parameters=arguments
+        )
+        self.tool_call(call)
 
     def invalid_call(self, error: ToolCallParseError) -> None:
         self._mark_first()
