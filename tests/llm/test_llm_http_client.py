@@ -78,16 +78,21 @@ async def run_until(
 async def test_a_retryable_answer_is_retried_after_its_delay_then_succeeds(
     make_client: MakeClient, model_server: ModelStubServer
 ) -> None:
-    client = make_client(auto_retry=True, delays=(0.05, 0.01))
+    client = make_client(auto_retry=True, delays=(0.3, 0.01))
     model_server.enqueue(
         ScriptedReply(status=503, error_message="loading model"),
         ScriptedReply(status=429, error_message="slow down"),
         ScriptedReply(text="third time lucky", chunks=2),
     )
-    started = time.monotonic()
-    events = await collect(client.stream_chat([user("q")], system=None, tools=None))
-    assert retries(events) == [(1, 0.05, "http_5xx"), (2, 0.01, "http_429")]
-    assert time.monotonic() - started >= 0.06, "the loop did not wait the backoff delays"
+    events: list[ModelEvent] = []
+    arrived: list[float] = []
+    async for event in client.stream_chat([user("q")], system=None, tools=None):
+        events.append(event)
+        arrived.append(time.monotonic())
+    assert retries(events) == [(1, 0.3, "http_5xx"), (2, 0.01, "http_429")]
+    first_retry = next(i for i, e in enumerate(events) if isinstance(e, Retrying))
+    waited = arrived[first_retry + 1] - arrived[first_retry]
+    assert waited >= 0.3, f"the next attempt came {waited:.3f} s after Retrying, not 0.3 s"
     assert done(events).message.text == "third time lucky"
     assert len(model_server.chat_requests()) == 3
 
@@ -187,7 +192,7 @@ async def test_cancel_while_text_streams_ends_at_once_and_hangs_up(
     end = failed(events)
     assert end.error.kind == "cancelled" and not end.error.retryable
     assert end.partial is not None and end.partial.text == "w"
-    assert latency < 0.2, f"cancel took {latency * 1000:.0f} ms"
+    assert latency < 0.5, f"cancel took {latency * 1000:.0f} ms"  # a busy CI machine: 0.5
     assert await wait_for(model_server.disconnected.is_set, 2.0)
 
 
@@ -203,7 +208,7 @@ async def test_cancel_before_the_first_byte_ends_with_no_partial_reply(
     started = time.monotonic()
     cancel.set()
     events = await ended
-    assert time.monotonic() - started < 0.2
+    assert time.monotonic() - started < 0.5  # the server would answer after 5 s
     end = failed(events)
     assert end.error.kind == "cancelled" and end.partial is None
 
@@ -215,7 +220,7 @@ async def test_cancel_during_the_backoff_ends_without_another_request(
     model_server.enqueue(ScriptedReply(status=503, error_message="busy"), ScriptedReply(text="x"))
     events, latency = await run_until(client, lambda e: isinstance(e, Retrying), asyncio.Event())
     assert failed(events).error.kind == "cancelled"
-    assert latency < 0.2
+    assert latency < 0.5  # the delay was 30 s
     assert len(model_server.chat_requests()) == 1 and model_server.pending == 1
 
 
