@@ -1,10 +1,11 @@
 """The part of streaming both clients share: events, cancellation, retries, the final reply.
 
-A client supplies one *attempt*: send the request and feed what arrives into a ``ReplyBuilder``,
-raising ``ModelError`` on failure. ``drive`` runs the attempt as a task and races it against the
-cancel event, so a cancel stops the HTTP read at once (the task is cancelled, which closes the
-response and its connection) instead of waiting for the next chunk. Retries happen only with
-``llm.autoRetry``, only for retryable errors, and only if nothing was streamed yet — text already
+The caller (``http_client.HttpModelClient``, for both clients) supplies one *attempt*: send the
+request and feed what arrives into a ``ReplyBuilder``, raising ``ModelError`` on failure.
+``drive`` runs the attempt as a task and races it against the cancel event, so a cancel stops the
+HTTP read at once (the task is cancelled, which closes the response and its connection) instead of
+waiting for the next chunk. Retries happen only with ``llm.autoRetry``, only for retryable errors,
+and only if nothing was streamed yet — text already
 shown cannot be taken back.
 """
 
