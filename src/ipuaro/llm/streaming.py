@@ -5,8 +5,7 @@ request and feed what arrives into a ``ReplyBuilder``, raising ``ModelError`` on
 ``drive`` runs the attempt as a task and races it against the cancel event, so a cancel stops the
 HTTP read at once (the task is cancelled, which closes the response and its connection) instead of
 waiting for the next chunk. Retries happen only with ``llm.autoRetry``, only for retryable errors,
-and only if nothing was streamed yet — text already
-shown cannot be taken back.
+and only if nothing was streamed yet — text already shown cannot be taken back.
 """
 
 from __future__ import annotations
