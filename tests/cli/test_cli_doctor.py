@@ -50,6 +50,7 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
         "python",
         "config",
         "store",
+        "sandbox",
         "model server",
         "model",
         *(f"grammar {g}" for g in GRAMMARS),

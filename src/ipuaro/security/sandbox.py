@@ -48,6 +48,7 @@ __all__ = [
     "engine",
     "is_secret_location",
     "sandboxed_argv",
+    "status_label",
 ]
 
 ProfileName = Literal["workspace", "read-only", "off"]
@@ -164,7 +165,9 @@ class SandboxProfile:
         return self.name != "off" and engine() is not None
 
     def with_network(self, network: bool) -> SandboxProfile:
-        """The same profile with TCP allowed or not (one command the user let online)."""
+        """The same profile with TCP allowed or not (one command the user let online); it
+        shares the private temp folder."""
+        self.private_temp()
         return replace(self, network=network)
 
     def private_temp(self) -> Path:
@@ -240,6 +243,16 @@ class SandboxProfile:
             return f"sandbox {self.name}: no engine (Landlock missing); unknown commands ask"
         network = "network on" if self.network else "network off"
         return f"sandbox {self.name} via {found}, {network}"
+
+
+def status_label(name: ProfileName) -> str:
+    """The status bar's word for the sandbox: the profile, or a warning when commands run
+    unconfined (``off`` chosen by the user, or no engine on this machine)."""
+    if name == "off":
+        return "⚠ sandbox off"
+    if engine() is None:
+        return "⚠ no sandbox"
+    return f"sandbox: {name}"
 
 
 def sandboxed_argv(profile: SandboxProfile, argv: list[str]) -> list[str]:

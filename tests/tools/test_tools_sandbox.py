@@ -1,0 +1,192 @@
+"""Every hostile command of issue 11 against a real project with canaries inside and outside it.
+
+Three ways each command meets ipuaro:
+- the sandbox alone (the policy bypassed, as if the user approved everything): nothing outside
+  the project changes and no secret is printed;
+- the policy alone (sandbox off): every command is refused or asked about, none just runs;
+- the whole tool (policy, then the sandbox) in a run where nobody can be asked: refused, and
+  every canary, inside and outside, is byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ipuaro.config.schema import Config, SandboxConfig
+from ipuaro.domain import ToolResult
+from ipuaro.security.commands import CommandPolicy
+from ipuaro.security.runner import run_shell
+from ipuaro.security.sandbox import SandboxProfile, engine
+from ipuaro.store.sqlite import SqliteStore
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.tools.context import build_context
+from ipuaro.tools.registry import ToolRegistry
+
+SECRET_TEXTS = ("SSH-KEY-CANARY", "OUTSIDE-TOKEN-CANARY", "AWS-CANARY")
+
+ESCAPES = [  # effects outside the project: the sandbox alone must stop each one
+    "npm exec -- rm -rf ../outside",
+    "npx --yes rm -rf ../outside",
+    "npm exec --call 'rm -rf ../outside'",
+    "git -c protocol.ext.allow=always ls-remote 'ext::sh -c rm% -rf% ../outside'",
+    "git clone -q . ../outside/clone",
+    "git archive -o ../outside/x.tar HEAD",
+    "cat ../outside/secret.txt",
+    "grep -r token= ../outside",
+    "cat ~/.ssh/id_rsa ~/.aws/credentials",
+    "git push origin --delete feature",
+    "npm run x",
+]
+IN_PROJECT = [  # destroy uncommitted work inside the project: the policy must ask
+    "> work.txt",
+    "git checkout -- .",
+    "git stash && git stash drop",
+    "git rm -rf .",
+    "cat /etc/passwd",
+    "pnpm exec rm -rf ../outside",
+    "make",
+]
+HOSTILE = ESCAPES + IN_PROJECT
+APPROVED = [
+    "cat ../outside/secret.txt",
+    "grep -r token= ../outside",
+    "npm exec -- cat ../outside/secret.txt",
+    "git push origin --delete feature",
+]
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """tmp/home (HOME, with secrets), tmp/outside (canaries), tmp/remote.git (a branch that
+    must survive), tmp/proj (a git repository with uncommitted work)."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("SSH-KEY-CANARY\n")
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("AWS-CANARY\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    for key in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{key}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{key}_EMAIL", "t@example.com")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("token=OUTSIDE-TOKEN-CANARY\n")
+    (outside / "keep.txt").write_text("keep\n")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "work.txt").write_text("committed\n")
+    (root / "package.json").write_text(
+        json.dumps({"name": "p", "version": "1.0.0", "scripts": {"x": "rm -rf ../outside"}})
+    )
+    (root / "Makefile").write_text("all:\n\trm -rf ../outside\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "origin", "main", "main:feature")
+    (root / "work.txt").write_text("UNCOMMITTED WORK\n")
+    git(root, "stash", "-q")
+    (root / "work.txt").write_text("UNCOMMITTED WORK\n")  # a stash and uncommitted work
+    yield tmp_path
+
+
+def canaries(base: Path) -> dict[str, str]:
+    """Hash of every file under tmp (home, outside, the remote, the project's work tree and
+    stash), and the remote's branches."""
+    found = {}
+    for path in sorted(base.rglob("*")):
+        if (
+            path.is_file()
+            and not {"npm-cache", "data"} & set(path.parts)
+            and "/proj/.git/" not in str(path)
+        ):
+            found[str(path.relative_to(base))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    branches = subprocess.run(["git", "branch", "--list"], cwd=base / "remote.git",
+                              capture_output=True, text=True, check=True).stdout  # fmt: skip
+    stash = subprocess.run(["git", "stash", "list"], cwd=base / "proj", capture_output=True,
+                           text=True, check=True).stdout  # fmt: skip
+    return {**found, "remote branches": branches, "stash": stash}
+
+
+def outside_canaries(base: Path) -> dict[str, str]:
+    return {k: v for k, v in canaries(base).items() if not k.startswith("proj/")}
+
+
+@pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")
+@pytest.mark.parametrize("command", ESCAPES)
+async def test_the_sandbox_alone_stops_every_escape(world: Path, command: str) -> None:
+    before = outside_canaries(world)
+    sandbox = SandboxProfile.for_project(world / "proj")
+    outcome = await run_shell(command, world / "proj", 60, sandbox=sandbox)
+    assert outside_canaries(world) == before, outcome.output
+    assert not any(secret in outcome.output for secret in SECRET_TEXTS), outcome.output
+
+
+def test_the_policy_alone_never_just_runs_them(world: Path) -> None:
+    policy = CommandPolicy.from_config(world / "proj", Config())
+    verdicts = {command: policy.decide(command) for command in HOSTILE}
+    allowed = {c: d.reason for c, d in verdicts.items() if d.verdict == "allow"}
+    assert allowed == {}
+    denied = sorted(c for c, d in verdicts.items() if d.verdict == "deny")
+    assert len(denied) >= 8, denied  # the rest ask
+
+
+def registry_context(world: Path, profile: str) -> tuple[ToolRegistry, object, SqliteStore]:
+    config = Config(sandbox=SandboxConfig(profile=profile))  # type: ignore[arg-type]
+    store = SqliteStore(world / "data" / "store.db", "tests-sandbox")
+    ctx = build_context(world / "proj", config, store, lambda c, d: None, session_id="s")
+    return ToolRegistry.default(), ctx, store
+
+
+@pytest.mark.parametrize("profile", ["workspace", "off"])
+async def test_the_tool_refuses_every_one_and_nothing_changes(world: Path, profile: str) -> None:
+    registry, ctx, store = registry_context(world, profile)
+    before = canaries(world)
+    try:
+        for command in HOSTILE:
+            result: ToolResult = await registry.call(
+                "run_command", {"command": command}, ctx, call_id="c"
+            )
+            assert not result.success, command
+            assert not any(s in (result.error or "") for s in SECRET_TEXTS)
+    finally:
+        store.close()
+    assert canaries(world) == before
+
+
+@pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")
+async def test_an_approving_user_still_cannot_let_a_command_escape(world: Path) -> None:
+    """Everything the policy asks about is approved (the worst user): what reaches outside the
+    project is still stopped by the kernel."""
+    registry, ctx, store = registry_context(world, "workspace")
+    asked: list[str] = []
+
+    async def yes(request: ConfirmRequest) -> ConfirmDecision:
+        asked.append(request.title)
+        return ConfirmDecision("yes")
+
+    ctx.confirm = yes  # type: ignore[attr-defined]
+    before = outside_canaries(world)
+    try:
+        for command in APPROVED:
+            result = await registry.call("run_command", {"command": command}, ctx, call_id="c")
+            shown = (result.data or "") + (result.error or "")
+            assert not any(s in shown for s in SECRET_TEXTS), shown
+    finally:
+        store.close()
+    assert asked  # the policy did ask
+    assert outside_canaries(world) == before
