@@ -3,7 +3,6 @@ network, the private temp folder, and the same rules for a user without any priv
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -187,13 +186,15 @@ def test_secret_locations_are_named_the_same_for_commands_and_tools(home: Path) 
 
 def test_the_launcher_refuses_to_run_unconfined(root: Path) -> None:
     launcher = [sys.executable, "-I", "-S", str(Path(landlock.__file__))]
-    bad = subprocess.run([*launcher, "{not json", "--", "true"], capture_output=True, text=True)
-    assert bad.returncode == landlock.LAUNCH_FAILED and "bad rules" in bad.stderr
-    usage = subprocess.run([*launcher, "{}"], capture_output=True, text=True)
+    for spec in (["yes"], ["0", "/"], ["0", "many", "/"]):
+        bad = subprocess.run([*launcher, *spec, "--", "true"], capture_output=True, text=True)
+        assert bad.returncode == landlock.LAUNCH_FAILED and "bad rules" in bad.stderr, spec
+    usage = subprocess.run([*launcher, "0"], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage" in usage.stderr
-    spec = json.dumps({"rules": [["/", landlock.READ]], "network": False})
-    missing = subprocess.run([*launcher, spec, "--", "no-such-program-x"], capture_output=True,
-                             text=True)  # fmt: skip
+    spec = landlock.launcher_args([("/", landlock.READ)], network=False)
+    missing = subprocess.run(
+        [*launcher, *spec, "--", "no-such-program-x"], capture_output=True, text=True
+    )
     assert missing.returncode == 127 and "cannot run" in missing.stderr
 
 
@@ -231,12 +232,12 @@ def _unprivileged_run(tmp_path: Path) -> None:
         os.chown(path, 65534, 65534)
     tmp_path.chmod(0o755)
     sandbox = SandboxProfile.for_project(base / "proj", env={"HOME": str(base / "home")})
-    spec = json.dumps({"rules": sandbox.rules(), "network": False})
+    spec = landlock.launcher_args(sandbox.rules(), network=False)
     script = (
         f"id -u; cat {base}/home/.ssh/id_rsa; rm -rf {base}/outside; echo in > mine.txt; "
         "tr '\\0' '\\n' < /proc/$PPID/environ | grep PARENT_SECRET; echo end"
     )
-    launch = ["/usr/bin/python3", "-I", "-S", str(base / "launcher.py"), spec, "--"]
+    launch = ["/usr/bin/python3", "-I", "-S", str(base / "launcher.py"), *spec, "--"]
     done = subprocess.run(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
          "env", "PARENT_SECRET=hunter2", "/bin/sh", "-c", '"$@"', "sh",

@@ -1,10 +1,11 @@
 """A small ctypes binding to Linux Landlock, and the launcher that confines one command.
 
 This module imports nothing but the standard library, so it also runs as a script
-(``python -I -S landlock.py RULES -- ARGV...``) without loading ipuaro: the launcher reads the
-rules, restricts itself (``prctl(PR_SET_NO_NEW_PRIVS)`` + ``landlock_restrict_self``) and
-``exec``s the command, which inherits the restriction with every process it starts. No
-privilege is needed (Landlock is unprivileged since Linux 5.13); it restricts root too.
+(``python -I -S landlock.py NETWORK RIGHTS PATH ... -- ARGV...``) without loading ipuaro: the
+launcher reads the rules from its arguments, restricts itself (``prctl(PR_SET_NO_NEW_PRIVS)``,
+``landlock_restrict_self``) and ``exec``s the command, which inherits the restriction with every
+process it starts. No privilege is needed (Landlock is unprivileged since Linux 5.13); it
+restricts root too.
 
 Landlock only grants: every access a ruleset *handles* is refused unless a rule allows it
 beneath some directory (or on one file). What to allow is decided by
@@ -20,7 +21,6 @@ it never runs the command unconfined.
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import sys
 
@@ -157,28 +157,40 @@ def restrict(rules: list[tuple[str, int]], *, network: bool, abi: int | None = N
         os.close(ruleset)
 
 
-def main(argv: list[str]) -> int:
-    """``landlock.py RULES_JSON -- COMMAND...``: confine, then exec the command.
+def launcher_args(rules: list[tuple[str, int]], *, network: bool) -> list[str]:
+    """The launcher's arguments for ``rules``: ``NETWORK`` (0/1), then RIGHTS PATH pairs."""
+    out = ["1" if network else "0"]
+    for path, rights in rules:
+        out += [str(rights), path]
+    return out
 
-    RULES_JSON is ``{"rules": [[path, rights], ...], "network": bool}``.
+
+def main(argv: list[str]) -> int:
+    """``landlock.py NETWORK [RIGHTS PATH]... -- COMMAND...``: confine, then exec the command.
+
+    Plain words rather than JSON: importing ``json`` (and ``re`` with it) would double the
+    launcher's start-up, which every command pays.
     """
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: landlock.py RULES_JSON -- COMMAND [ARG...]\n")
+    if "--" not in argv or argv.index("--") + 1 >= len(argv):
+        sys.stderr.write("usage: landlock.py NETWORK [RIGHTS PATH]... -- COMMAND [ARG...]\n")
         return 2
+    split = argv.index("--")
+    spec, command = argv[:split], argv[split + 1 :]
     try:
-        spec = json.loads(argv[0])
-        rules = [(str(path), int(rights)) for path, rights in spec["rules"]]
-        restrict(rules, network=bool(spec.get("network", False)))
-    except (ValueError, KeyError, TypeError) as error:
+        if not spec or spec[0] not in ("0", "1") or len(spec) % 2 != 1:
+            raise ValueError("expected NETWORK (0 or 1) then RIGHTS PATH pairs")
+        rules = [(spec[i + 1], int(spec[i])) for i in range(1, len(spec), 2)]
+        restrict(rules, network=spec[0] == "1")
+    except ValueError as error:
         sys.stderr.write(f"ipuaro sandbox: bad rules ({error})\n")
         return LAUNCH_FAILED
     except OSError as error:
         sys.stderr.write(f"ipuaro sandbox: could not confine the command ({error})\n")
         return LAUNCH_FAILED
     try:
-        os.execvp(argv[2], argv[2:])
+        os.execvp(command[0], command)
     except OSError as error:
-        sys.stderr.write(f"ipuaro sandbox: cannot run {argv[2]!r} ({error.strerror})\n")
+        sys.stderr.write(f"ipuaro sandbox: cannot run {command[0]!r} ({error.strerror})\n")
         return 127
     return LAUNCH_FAILED  # not reached: execvp does not return
 

@@ -24,7 +24,6 @@ to be read-only instead.
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import shutil
 import sys
@@ -131,6 +130,7 @@ class SandboxProfile:
     writable: tuple[Path, ...] = ()
     home: Path = field(default_factory=home_folder)
     temp: Path | None = None
+    _rules: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def for_project(
@@ -185,7 +185,14 @@ class SandboxProfile:
         return {**env, "TMPDIR": temp, "TMP": temp, "TEMP": temp}
 
     def rules(self) -> list[tuple[str, int]]:
-        """The Landlock rules: (path, rights) pairs, the only accesses the command gets."""
+        """The Landlock rules: (path, rights) pairs, the only accesses the command gets.
+        Worked out once per profile (a folder made later in ``/`` or the home folder is not
+        readable until ipuaro restarts)."""
+        if self._rules is None:
+            self._rules = self._work_out_rules()
+        return self._rules
+
+    def _work_out_rules(self) -> list[tuple[str, int]]:
         rules: list[tuple[str, int]] = []
         read, write = ll.READ, WRITE
         rules.append(("/", ll.READ_DIR))  # names can be listed; content needs a rule below
@@ -265,8 +272,8 @@ def sandboxed_argv(profile: SandboxProfile, argv: list[str]) -> list[str]:
         raise ValueError("sandboxed_argv needs a command to run")
     if not profile.active:
         return list(argv)
-    spec = json.dumps({"rules": profile.rules(), "network": profile.network})
-    return [sys.executable, "-I", "-S", str(LAUNCHER), spec, "--", *argv]
+    spec = ll.launcher_args(profile.rules(), network=profile.network)
+    return [sys.executable, "-I", "-S", str(LAUNCHER), *spec, "--", *argv]
 
 
 def _entries(folder: Path) -> list[Path]:
