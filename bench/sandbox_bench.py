@@ -242,6 +242,7 @@ def normalise(text: str, root: Path, temp: str) -> str:
     text = text.replace(str(root), "<root>").replace(temp, "<tmp>")
     text = re.sub(r"/tmp/tmp[\w]+", "<tmp>", text)
     text = re.sub(r"\d+(\.\d+)?m?s\b", "<t>", text)
+    text = re.sub(r"duration_ms:? [\d.]+", "duration_ms <t>", text)
     text = re.sub(r"\d\d:\d\d(:\d\d)?", "<clock>", text)
     # npm warns about settings it read from ~/.npmrc, which the sandbox keeps unreadable
     text = re.sub(r"(?m)^npm warn.*\n", "", text)
