@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -190,3 +191,69 @@ async def test_an_approving_user_still_cannot_let_a_command_escape(world: Path) 
         store.close()
     assert asked  # the policy did ask
     assert outside_canaries(world) == before
+
+
+def test_without_an_engine_commands_that_may_write_are_asked_about(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel without Landlock (simulated: the engine probe answers none)."""
+    import asyncio
+
+    import ipuaro.security.sandbox as sandbox_module
+    import ipuaro.tools.shell as shell_module
+
+    monkeypatch.setattr(sandbox_module, "engine", lambda: None)
+    monkeypatch.setattr(shell_module, "engine", lambda: None)
+    registry, ctx, store = registry_context(world, "workspace")
+    asked: list[str] = []
+
+    async def yes(request: ConfirmRequest) -> ConfirmDecision:
+        asked.append(request.description)
+        return ConfirmDecision("yes")
+
+    async def scenario() -> None:
+        reads = await registry.call("run_command", {"command": "ls && git status"}, ctx, "c")
+        assert reads.success, reads.error  # known read-only: runs without a question
+        writes = await registry.call("run_command", {"command": "echo x >> notes.txt"}, ctx, "c")
+        assert not writes.success and "no sandbox engine" in (writes.error or "")
+        ctx.confirm = yes  # type: ignore[attr-defined]
+        approved = await registry.call("run_command", {"command": "echo x >> notes.txt"}, ctx, "c")
+        assert approved.success and asked and "no sandbox engine" in asked[0]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.close()
+    assert (world / "proj" / "notes.txt").read_text() == "x\n"
+    assert sandbox_module.status_label("workspace") == "⚠ no sandbox"
+
+
+@pytest.mark.skipif(engine() is None or shutil.which("curl") is None, reason="Landlock, curl")
+async def test_a_command_that_needs_the_network_asks_for_it(world: Path) -> None:
+    import http.server
+    import threading
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    registry, ctx, store = registry_context(world, "workspace")
+    ctx.commands.allow_always("curl")  # type: ignore[attr-defined]
+    titles: list[str] = []
+
+    async def answer(request: ConfirmRequest) -> ConfirmDecision:
+        titles.append(request.title)
+        return ConfirmDecision("yes" if len(titles) == 1 else "reject")
+
+    try:
+        offline = await registry.call("run_command", {"command": f"curl -s {url}"}, ctx, "c")
+        assert not offline.success and "needs the network" in (offline.error or "")
+        ctx.confirm = answer  # type: ignore[attr-defined]
+        online = await registry.call("run_command", {"command": f"curl -s -o /dev/null {url}"},
+                                     ctx, "c")  # fmt: skip
+        assert online.success, online.error
+        refused = await registry.call("run_command", {"command": f"curl -s {url}"}, ctx, "c")
+        assert not refused.success and "did not let `curl` use the network" in (refused.error or "")
+        assert titles == ["Let this command use the network?"] * 2
+    finally:
+        server.shutdown()
+        store.close()
