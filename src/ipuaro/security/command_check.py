@@ -310,6 +310,8 @@ class Analysis:
         self, name: str, args: list[Word], where: Where, piped: bool, stdin_body: str | None
     ) -> str | None:
         """Command-specific checks; returns an allow reason when they vouch for the command."""
+        if name in ("npm", "pnpm", "yarn", "bun"):
+            check_package_script(self, name, args, where)  # before `bun -e` below
         if name in SHELLS:
             return check_shell(self, name, args, where, piped, stdin_body)
         if name in INLINE_CODE_FLAGS:
@@ -341,10 +343,8 @@ class Analysis:
                     self.code_word(
                         Word(value, value, dynamic=word.dynamic), f"alias {alias}", where
                     )
-        elif name in ("npm", "pnpm", "yarn", "bun"):
-            if installs_globally(name, args):
-                self.add("ask", f"`{name}` installs outside the project (global)", where)
-            check_package_script(self, name, args, where)
+        elif name in ("npm", "pnpm", "yarn", "bun") and installs_globally(name, args):
+            self.add("ask", f"`{name}` installs outside the project (global)", where)
         elif name == "make":
             return check_make(self, args, where)
         elif name == "rg" and any(w.text.startswith("--pre") for w in args):

@@ -31,7 +31,13 @@ _SCRIPT_COMMANDS = {
     "bun": {"run": 1},
 }  # fmt: skip
 """Subcommand → 1 when the script's name is the next word, 0 when it is the subcommand."""
-_INSTALLS = frozenset({"install", "i", "ci", "add", "isntall", "in"})
+_INSTALLS = {
+    "npm": frozenset({"install", "i", "ci", "add", "isntall", "in"}),
+    "pnpm": frozenset({"install", "i", "add"}),
+    "yarn": frozenset({"install", "add"}),
+    "bun": frozenset({"install", "i", "add"}),
+}
+"""Subcommands that install the project (and run its lifecycle scripts) when given no package."""
 _LIFECYCLE = ("preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare",
               "postprepare")  # fmt: skip
 _MAKE_FILES = ("GNUmakefile", "makefile", "Makefile")
@@ -46,13 +52,15 @@ _MAX_DEPTH = 6
 def check_package_script(an: Analysis, name: str, args: list[Word], where: Where) -> None:
     """``npm run X`` & co.: check the scripts that run. Nothing happens for other commands."""
     words = [w for w in args if not w.text.startswith("-")]
+    if not words and name == "yarn":
+        words = [Word("install", "install")]  # a bare `yarn` installs the project
     if not words:
         return
     sub = words[0].text
     table = _SCRIPT_COMMANDS.get(name, {})
     for folder in an.places.cwds:
         scripts = _scripts(folder)
-        if sub in _INSTALLS and len(words) == 1:
+        if sub in _INSTALLS.get(name, ()) and len(words) == 1:
             wanted = [s for s in _LIFECYCLE if s in scripts]
         elif sub in table:
             target = words[1] if table[sub] and len(words) > 1 else None
