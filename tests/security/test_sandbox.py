@@ -249,3 +249,9 @@ def _unprivileged_run(tmp_path: Path) -> None:
     assert (base / "outside" / "keep.txt").read_text() == "keep"
     assert (base / "proj" / "mine.txt").read_text() == "in\n"
     assert "end" in done.stdout
+
+
+def test_a_closed_pipe_ends_a_confined_command_quietly(root: Path, home: Path) -> None:
+    """The launcher is Python, which ignores SIGPIPE; the command must not inherit that."""
+    done = run(profile(root, home), "yes | head -1; seq 1 100000 | head -1", root)
+    assert done.stdout == "y\n1\n" and done.stderr == ""

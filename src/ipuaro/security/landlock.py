@@ -157,6 +157,18 @@ def restrict(rules: list[tuple[str, int]], *, network: bool, abi: int | None = N
         os.close(ruleset)
 
 
+def _restore_signals() -> None:
+    """Python ignores SIGPIPE and SIGXFSZ at start-up and ``exec`` keeps ignored signals: put
+    them back, or ``ls | head`` would end in "write error: Broken pipe" instead of quietly.
+    (``_signal`` rather than ``signal``, which imports ``enum`` and doubles the start-up.)"""
+    import _signal  # type: ignore[import-not-found]  # no stubs: a C module
+
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        number = getattr(_signal, name, None)
+        if number is not None:
+            _signal.signal(number, _signal.SIG_DFL)
+
+
 def launcher_args(rules: list[tuple[str, int]], *, network: bool) -> list[str]:
     """The launcher's arguments for ``rules``: ``NETWORK`` (0/1), then RIGHTS PATH pairs."""
     out = ["1" if network else "0"]
@@ -187,6 +199,7 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         sys.stderr.write(f"ipuaro sandbox: could not confine the command ({error})\n")
         return LAUNCH_FAILED
+    _restore_signals()
     try:
         os.execvp(command[0], command)
     except OSError as error:
