@@ -182,14 +182,19 @@ async def test_an_approving_user_still_cannot_let_a_command_escape(world: Path) 
 
     ctx.confirm = yes  # type: ignore[attr-defined]
     before = outside_canaries(world)
+    told = 0
     try:
         for command in APPROVED:
             result = await registry.call("run_command", {"command": command}, ctx, call_id="c")
             shown = (result.data or "") + (result.error or "")
             assert not any(s in shown for s in SECRET_TEXTS), shown
+            if "Permission denied" in shown:  # the model is told where that comes from
+                assert "commands run in a sandbox (workspace)" in shown, shown
+            told += "commands run in a sandbox" in shown
     finally:
         store.close()
     assert asked  # the policy did ask
+    assert told >= 3
     assert outside_canaries(world) == before
 
 

@@ -159,6 +159,13 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
             f"\n[output cut to {ctx.config.commands.output_limit_bytes} bytes: the head and the "
             "tail are kept; re-run with a filter (| grep, | tail -n 50) to see a part]"
         )
+    if sandbox.active and outcome.exit_code != 0 and "Permission denied" in outcome.output:
+        network = "on for this command" if online else "off"
+        body += (
+            f"\n[ipuaro: commands run in a sandbox ({sandbox.name}): they write only inside the "
+            f"project, cannot read secrets outside it, and the network is {network}; a "
+            "'Permission denied' above may come from it]"
+        )
     text = f"{header}\n{body}"
     data = {
         "command": command,
