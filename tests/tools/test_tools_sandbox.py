@@ -262,3 +262,21 @@ async def test_a_command_that_needs_the_network_asks_for_it(world: Path) -> None
     finally:
         server.shutdown()
         store.close()
+
+
+async def test_tools_and_commands_answer_alike_for_a_place_outside(world: Path) -> None:
+    registry, ctx, store = registry_context(world, "workspace")
+    try:
+        for place in ("~/.ssh/id_rsa", "/etc/shadow"):
+            tool = await registry.call("get_lines", {"path": place}, ctx, call_id="c")
+            command = await registry.call("run_command", {"command": f"cat {place}"}, ctx, "c")
+            for answer in (tool, command):
+                assert not answer.success
+                assert "known secret location outside the project" in (answer.error or "")
+        keep = str(world / "outside" / "keep.txt")
+        elsewhere = await registry.call("get_lines", {"path": keep}, ctx, "c")
+        assert "run_command asks the user first" in (elsewhere.error or "")
+        asked = await registry.call("run_command", {"command": f"cat {keep}"}, ctx, "c")
+        assert "needs the user's approval" in (asked.error or "")
+    finally:
+        store.close()
