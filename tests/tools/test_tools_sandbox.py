@@ -54,6 +54,9 @@ IN_PROJECT = [  # destroy uncommitted work inside the project: the policy must a
     "make",
 ]
 HOSTILE = ESCAPES + IN_PROJECT
+POLICY_BLIND = ["node clean.js", "npm run clean", "python3 tidy.py"]
+"""Allowed (or, for python, merely asked about) by the policy — a program running a project file:
+only the sandbox stands between them and the folder next to the project."""
 APPROVED = [
     "cat ../outside/secret.txt",
     "grep -r token= ../outside",
@@ -91,7 +94,22 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root.mkdir()
     (root / "work.txt").write_text("committed\n")
     (root / "package.json").write_text(
-        json.dumps({"name": "p", "version": "1.0.0", "scripts": {"x": "rm -rf ../outside"}})
+        json.dumps(
+            {
+                "name": "p",
+                "version": "1.0.0",
+                "scripts": {"x": "rm -rf ../outside", "clean": "node clean.js"},
+            }
+        )
+    )
+    (root / "clean.js").write_text(
+        "require('fs').rmSync('../outside', {recursive: true, force: true});\n"
+        "const key = require('os').homedir() + '/.ssh/id_rsa';\n"
+        "console.log(require('fs').readFileSync(key, 'utf8'));\n"
+    )
+    (root / "tidy.py").write_text(
+        "import pathlib, shutil\nshutil.rmtree('../outside')\n"
+        "print((pathlib.Path.home() / '.aws' / 'credentials').read_text())\n"
     )
     (root / "Makefile").write_text("all:\n\trm -rf ../outside\n")
     git(root, "init", "-q", "-b", "main")
@@ -128,7 +146,7 @@ def outside_canaries(base: Path) -> dict[str, str]:
 
 
 @pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")
-@pytest.mark.parametrize("command", ESCAPES)
+@pytest.mark.parametrize("command", ESCAPES + POLICY_BLIND)
 async def test_the_sandbox_alone_stops_every_escape(world: Path, command: str) -> None:
     before = outside_canaries(world)
     sandbox = SandboxProfile.for_project(world / "proj")
@@ -167,6 +185,26 @@ async def test_the_tool_refuses_every_one_and_nothing_changes(world: Path, profi
     finally:
         store.close()
     assert canaries(world) == before
+
+
+@pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")
+async def test_what_the_policy_allows_the_sandbox_still_confines(world: Path) -> None:
+    """A program running a project file the policy cannot read into, in a headless run with
+    --allow-commands (what asks, runs)."""
+    policy = CommandPolicy.from_config(world / "proj", Config())
+    assert [policy.decide(c).verdict for c in POLICY_BLIND] == ["allow", "allow", "ask"]
+    registry, ctx, store = registry_context(world, "workspace")
+    ctx.headless_allow_commands = True  # type: ignore[attr-defined]
+    before = outside_canaries(world)
+    try:
+        for command in POLICY_BLIND:
+            result = await registry.call("run_command", {"command": command}, ctx, call_id="c")
+            shown = (result.data or "") + (result.error or "")
+            assert not result.success and "commands run in a sandbox" in shown, shown
+            assert not any(secret in shown for secret in SECRET_TEXTS), shown
+    finally:
+        store.close()
+    assert outside_canaries(world) == before
 
 
 @pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")

@@ -31,6 +31,8 @@ from ipuaro.tools.base import (
 )
 
 _log = logging.getLogger(__name__)
+_DENIED_WORDS = ("permission denied", "eacces", "operation not permitted", "eperm")
+"""How programs report what the sandbox refused (``cat``, Node, Python, git ...)."""
 _PROFILES: dict[tuple[object, ...], SandboxProfile] = {}
 _WARNED: set[str] = set()
 
@@ -159,7 +161,8 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
             f"\n[output cut to {ctx.config.commands.output_limit_bytes} bytes: the head and the "
             "tail are kept; re-run with a filter (| grep, | tail -n 50) to see a part]"
         )
-    if sandbox.active and outcome.exit_code != 0 and "Permission denied" in outcome.output:
+    lowered = outcome.output.lower()
+    if sandbox.active and outcome.exit_code != 0 and any(w in lowered for w in _DENIED_WORDS):
         network = "on for this command" if online else "off"
         body += (
             f"\n[ipuaro: commands run in a sandbox ({sandbox.name}): they write only inside the "
