@@ -182,6 +182,7 @@ def test_secret_locations_are_named_the_same_for_commands_and_tools(home: Path) 
     assert is_secret_location(Path("/home/someone-else/notes"), home)
     assert not is_secret_location(home / ".gitconfig", home)
     assert not is_secret_location(Path("/etc/passwd"), home)
+    assert not is_secret_location(Path("/home/linuxbrew/.linuxbrew/bin/node"), home)
 
 
 def test_the_launcher_refuses_to_run_unconfined(root: Path) -> None:

@@ -80,6 +80,8 @@ HOME_SECRETS: dict[str, frozenset[str]] = {
 """Secret entries of the home folder (by parent, relative to home): never readable."""
 HOME_TOOL_FOLDERS = frozenset({"bin", "go", "node_modules", "miniconda3", "anaconda3", "sdk"})
 """Home folders without a dot that hold tools, readable like dot-folders."""
+SHARED_HOMES = frozenset({"linuxbrew"})
+"""Entries of ``/home`` that hold tools for everyone (Homebrew on Linux), not a person's files."""
 
 
 @cache
@@ -115,7 +117,7 @@ def is_secret_location(path: Path, home: Path | None = None) -> bool:
                     return True
         return False
     if len(parts) >= 3 and parts[1] == "home":
-        return not home.is_relative_to(Path("/home", parts[2]))
+        return parts[2] not in SHARED_HOMES and not home.is_relative_to(Path("/home", parts[2]))
     return len(parts) >= 2 and parts[1] == "root"
 
 
@@ -209,6 +211,7 @@ class SandboxProfile:
             else:
                 rules.append((str(entry), read))
         rules += self._home_rules()
+        rules += [(f"/home/{name}", read) for name in sorted(SHARED_HOMES)]
         rules += [(str(path), read) for path in self.readable]
         for path in (self.private_temp(), *self.writable):
             rules.append((str(path), write))
