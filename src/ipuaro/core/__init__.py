@@ -8,6 +8,9 @@
 - ``commands`` — the slash-command table and parser every front end shares.
 - ``checks`` — ``ipuaro doctor``'s checks and the onboarding checks before opening.
 - ``sessions`` — a project's stored sessions without a model (``ipuaro sessions``).
+- ``project_index`` — a project's index without a model (``ipuaro index``).
+- ``calls`` / ``transcript`` / ``evaluation`` — a tool call's kind and paths, a stored message
+  as the user reads it, ``/eval``'s evidence.
 - ``wiring`` — the only module that knows every concrete part (store, index, tools, agent).
 
 Front ends (``tui``, ``headless``, ``cli``, ``acp``) import this package, ``config`` and

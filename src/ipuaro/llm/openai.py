@@ -14,7 +14,6 @@ servers, so refusals are detected and remembered for the session (``CapabilityFa
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -22,25 +21,15 @@ from typing import Any, Literal
 
 import httpx
 
-from ipuaro.domain.session import ChatMessage, ToolCall
+from ipuaro.domain.session import ChatMessage
 from ipuaro.llm.errors import ModelError, kind_for_status
-from ipuaro.llm.formats import render_calls_as_text, tool_instructions, tool_result_text
-from ipuaro.llm.jsonrepair import JsonRepairError, loads_lenient
-from ipuaro.llm.protocol import (
-    CapabilityFallback,
-    ContextWindow,
-    ModelEvent,
-    ModelInfo,
-    PullProgress,
-    ToolCallParseError,
-    ToolSpec,
-    new_call_id,
-)
+from ipuaro.llm.formats import tool_instructions
+from ipuaro.llm.http_client import HttpModelClient
+from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
 from ipuaro.llm.sse import iter_sse
-from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, drive
-from ipuaro.llm.tokens import estimate_chat_tokens
-from ipuaro.llm.transport import ServerHints, error_from_exception, error_from_status, error_message
-from ipuaro.llm.window import choose_context_window
+from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
+from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_message, parse_json_object
+from ipuaro.llm.wire import ChatRequest, NativeToolTurns, wire_messages, wire_tools
 
 DEFAULT_OPENAI_URL = "http://localhost:8080/v1"
 _CONTEXT_KEYS = ("context_length", "max_context_length", "context_window", "max_model_len")
@@ -55,7 +44,10 @@ class _PendingCall:
     arguments: str = ""
 
 
-class OpenAICompatibleClient:
+class OpenAICompatibleClient(HttpModelClient):
+    chat_path = "/chat/completions"
+    probe_path = "/models"
+
     def __init__(
         self,
         *,
@@ -72,89 +64,39 @@ class OpenAICompatibleClient:
     ) -> None:
         """``max_tokens`` caps each reply (some servers default to "until the context is
         full"); None sends no cap."""
-        self.model = model
-        self._max_tokens = max_tokens
-        self.base_url = (base_url or DEFAULT_OPENAI_URL).rstrip("/")
-        self._pinned = context_window
-        self._requested = requested_context
-        self._temperature = temperature
-        self._timeout = timeout
-        self._retry = retry or RetrySettings()
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            transport=transport,
-        )
-        self._window: ContextWindow | None = None
-        self._window_lock = asyncio.Lock()
-        self.response_format_mode: ResponseFormatMode = "json_schema"
-        self.native_tools = True
-        self._stream_options = True
-        self._hints = ServerHints(
+        url = (base_url or DEFAULT_OPENAI_URL).rstrip("/")
+        hints = ServerHints(
             provider="OpenAI-compatible server",
-            base_url=self.base_url,
+            base_url=url,
             start_hint=(
-                f"Start the server so it listens on {self.base_url} (llama.cpp: "
+                f"Start the server so it listens on {url} (llama.cpp: "
                 "`llama-server -m MODEL.gguf --port 8080`; LM Studio: start the local server), "
                 "or set llm.baseUrl to where it runs."
             ),
             missing_model_hint=f"Load {model} in the server, or set llm.model to one listed by "
-            f"GET {self.base_url}/models.",
+            f"GET {url}/models.",
         )
+        super().__init__(
+            model=model,
+            base_url=url,
+            hints=hints,
+            timeout=timeout,
+            retry=retry,
+            context_window=context_window,
+            requested_context=requested_context,
+            headers={"Authorization": f"Bearer {api_key}"} if api_key else None,
+            transport=transport,
+        )
+        self._max_tokens = max_tokens
+        self._temperature = temperature
+        self.response_format_mode: ResponseFormatMode = "json_schema"
+        self.native_tools = True
+        self._stream_options = True
 
     # --- chat -----------------------------------------------------------------------------
 
-    def stream_chat(
-        self,
-        messages: list[ChatMessage],
-        *,
-        system: str | None,
-        tools: list[ToolSpec] | None,
-        response_format: dict[str, Any] | None = None,
-        cancel: asyncio.Event | None = None,
-    ) -> AsyncIterator[ModelEvent]:
-        async def attempt(builder: ReplyBuilder) -> None:
-            await self._chat_once(builder, messages, system, tools, response_format)
-
-        tools_text = json.dumps([_wire_tool(t) for t in tools]) if tools else ""
-        estimate = estimate_chat_tokens(messages, system=system, extra=tools_text)
-        return drive(attempt, cancel=cancel, retry=self._retry, prompt_estimate=estimate)
-
-    async def _chat_once(
-        self,
-        builder: ReplyBuilder,
-        messages: list[ChatMessage],
-        system: str | None,
-        tools: list[ToolSpec] | None,
-        response_format: dict[str, Any] | None,
-    ) -> None:
-        while True:
-            body = self._chat_body(messages, system, tools, response_format)
-            try:
-                async with self._http.stream("POST", "/chat/completions", json=body) as response:
-                    if response.status_code >= 400:
-                        error_body = await response.aread()
-                        fallback = self._fallback(response.status_code, error_body, body)
-                        if fallback is not None:
-                            builder.notice(fallback)
-                            continue
-                        raise error_from_status(
-                            response.status_code, error_body, self._hints, "/chat/completions"
-                        )
-                    await self._read_stream(response, builder)
-                    return
-            except httpx.HTTPError as exc:
-                raise error_from_exception(exc, self._hints, self._timeout) from None
-
-    def _chat_body(
-        self,
-        messages: list[ChatMessage],
-        system: str | None,
-        tools: list[ToolSpec] | None,
-        response_format: dict[str, Any] | None,
-    ) -> dict[str, Any]:
+    async def _chat_body(self, request: ChatRequest) -> dict[str, Any]:
+        tools, system, response_format = request.tools, request.system, request.response_format
         native = bool(tools) and self.native_tools
         extra: list[str] = []
         if tools and not native:
@@ -175,7 +117,7 @@ class OpenAICompatibleClient:
             system = "\n\n".join([system, *extra]) if system else "\n\n".join(extra)
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": _wire_messages(messages, system, native),
+            "messages": wire_messages(request.messages, system, _NATIVE if native else None),
             "stream": True,
             "temperature": self._temperature,
         }
@@ -184,7 +126,7 @@ class OpenAICompatibleClient:
         if self._stream_options:
             body["stream_options"] = {"include_usage": True}
         if native and tools:
-            body["tools"] = [_wire_tool(tool) for tool in tools]
+            body["tools"] = wire_tools(tools)
         if wire_format is not None:
             body["response_format"] = wire_format
         return body
@@ -196,16 +138,12 @@ class OpenAICompatibleClient:
             return {"type": "json_object"}
         return requested
 
-    def _fallback(
-        self, status: int, body: bytes, sent: dict[str, Any]
-    ) -> CapabilityFallback | None:
-        """The feature a 4xx answer refuses, switched off for the session; None if none."""
-        if status >= 500 or status in (401, 403, 404, 429):
+    def _fallback(self, answer: ErrorAnswer, sent: dict[str, Any]) -> CapabilityFallback | None:
+        status = answer.status or 0
+        if status >= 500 or status in (401, 403, 404, 429) or answer.kind == "context_overflow":
             return None
-        message = error_message(body.decode("utf-8", errors="replace"))
+        message = answer.server_message
         lower = message.lower()
-        if kind_for_status(status, message) == "context_overflow":
-            return None
         if "response_format" in sent and any(
             word in lower for word in ("response_format", "json_schema", "json_object", "grammar")
         ):
@@ -224,14 +162,14 @@ class OpenAICompatibleClient:
             return CapabilityFallback("tools", detail)
         return None
 
-    async def _read_stream(self, response: httpx.Response, builder: ReplyBuilder) -> None:
+    async def _read_chat(self, lines: AsyncIterator[str], builder: ReplyBuilder) -> None:
         pending: dict[int, _PendingCall] = {}
         finished = False
-        async for event in iter_sse(response.aiter_lines()):
+        async for event in iter_sse(lines):
             if event.data.strip() == "[DONE]":
                 _flush_calls(pending, builder)
                 return
-            payload = _json_event(event.data)
+            payload = parse_json_object(event.data, "an SSE event")
             if "error" in payload or event.event == "error":
                 message = error_message(event.data)
                 kind = kind_for_status(500, message)
@@ -257,16 +195,7 @@ class OpenAICompatibleClient:
     # --- model metadata -------------------------------------------------------------------
 
     async def _models(self) -> list[dict[str, Any]]:
-        try:
-            response = await self._http.get("/models")
-        except httpx.HTTPError as exc:
-            raise error_from_exception(exc, self._hints, self._timeout) from None
-        if response.status_code >= 400:
-            raise error_from_status(response.status_code, response.content, self._hints, "/models")
-        try:
-            data = response.json()
-        except json.JSONDecodeError:
-            raise ModelError("bad_response", "/models did not answer JSON") from None
+        data = await self._request_json("GET", "/models")
         entries = data.get("data") if isinstance(data, dict) else None
         return [e for e in entries or [] if isinstance(e, dict)]
 
@@ -282,29 +211,14 @@ class OpenAICompatibleClient:
             name=self.model, context_length=context, capabilities=frozenset(capabilities)
         )
 
-    async def context_window(self) -> ContextWindow:
-        async with self._window_lock:
-            if self._window is None:
-                model_max: int | None = None
-                if self._pinned is None:
-                    try:
-                        model_max = (await self.model_info()).context_length
-                    except ModelError:
-                        model_max = None  # many servers list no sizes; the config decides
-                self._window = choose_context_window(
-                    pinned=self._pinned, requested=self._requested, model_max=model_max
-                )
-            return self._window
+    async def _model_max(self) -> int | None:
+        try:
+            return (await self.model_info()).context_length
+        except ModelError:
+            return None  # many servers list no sizes; the config decides
 
     async def list_models(self) -> list[str]:
         return [str(e.get("id")) for e in await self._models()]
-
-    async def is_available(self) -> bool:
-        try:
-            await self._models()
-        except ModelError:
-            return False
-        return True
 
     async def pull(self, progress: Callable[[PullProgress], None]) -> None:
         raise ModelError(
@@ -314,60 +228,30 @@ class OpenAICompatibleClient:
             "vLLM `--model`), or set llm.provider to ollama.",
         )
 
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
 
 # --- wire format ---------------------------------------------------------------------------
 
 
-def _wire_messages(
-    messages: list[ChatMessage], system: str | None, native: bool
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if system:
-        out.append({"role": "system", "content": system})
-    names_by_id: dict[str, str] = {}
-    for message in messages:
-        for call in message.tool_calls or []:
-            names_by_id[call.id] = call.name
-        if message.role == "tool":
-            call_id = next((r.call_id for r in message.tool_results or []), None)
-            if native and call_id is not None:
-                out.append({"role": "tool", "tool_call_id": call_id, "content": message.content})
-            else:
-                name = message.tool_name or names_by_id.get(call_id or "", "tool")
-                out.append({"role": "user", "content": tool_result_text(name, message.content)})
-        elif message.role == "assistant" and message.tool_calls:
-            if native:
-                calls = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.name, "arguments": json.dumps(c.parameters)},
-                    }
-                    for c in message.tool_calls
-                ]
-                out.append(
-                    {"role": "assistant", "content": message.content or None, "tool_calls": calls}
-                )
-            else:
-                content = render_calls_as_text(message.content, message.tool_calls)
-                out.append({"role": "assistant", "content": content})
-        else:
-            out.append({"role": message.role, "content": message.content})
-    return out
+def _assistant_calls(message: ChatMessage) -> dict[str, Any]:
+    calls = [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": json.dumps(c.parameters)},
+        }
+        for c in message.tool_calls or []
+    ]
+    return {"role": "assistant", "content": message.content or None, "tool_calls": calls}
 
 
-def _wire_tool(tool: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
+def _tool_result(message: ChatMessage, name: str) -> dict[str, Any] | None:
+    call_id = next((r.call_id for r in message.tool_results or []), None)
+    if call_id is None:
+        return None  # nothing ties it to its call: the server would refuse it
+    return {"role": "tool", "tool_call_id": call_id, "content": message.content}
+
+
+_NATIVE = NativeToolTurns(calls=_assistant_calls, result=_tool_result)
 
 
 def _merge_call_part(pending: dict[int, _PendingCall], part: dict[str, Any]) -> None:
@@ -387,28 +271,5 @@ def _merge_call_part(pending: dict[int, _PendingCall], part: dict[str, Any]) -> 
 def _flush_calls(pending: dict[int, _PendingCall], builder: ReplyBuilder) -> None:
     for index in sorted(pending):
         slot = pending[index]
-        raw = slot.arguments.strip()
-        try:
-            arguments = loads_lenient(raw) if raw else {}
-        except JsonRepairError as exc:
-            error = ToolCallParseError(f"arguments of {slot.name}: {exc}", slot.name, raw[:300])
-            builder.invalid_call(error)
-            continue
-        if not isinstance(arguments, dict):
-            message = f"arguments of {slot.name} must be a JSON object"
-            builder.invalid_call(ToolCallParseError(message, slot.name, raw[:300]))
-            continue
-        builder.tool_call(
-            ToolCall(id=slot.id or new_call_id(), name=slot.name, parameters=arguments)
-        )
+        builder.wire_call(slot.name, slot.arguments, slot.id)
     pending.clear()
-
-
-def _json_event(data: str) -> dict[str, Any]:
-    try:
-        payload = json.loads(data)
-    except json.JSONDecodeError:
-        raise ModelError("bad_response", f"an SSE event is not JSON: {data[:200]!r}") from None
-    if not isinstance(payload, dict):
-        raise ModelError("bad_response", f"an SSE event is {type(payload).__name__}, not object")
-    return payload

@@ -1,11 +1,11 @@
 """The part of streaming both clients share: events, cancellation, retries, the final reply.
 
-A client supplies one *attempt*: send the request and feed what arrives into a ``ReplyBuilder``,
-raising ``ModelError`` on failure. ``drive`` runs the attempt as a task and races it against the
-cancel event, so a cancel stops the HTTP read at once (the task is cancelled, which closes the
-response and its connection) instead of waiting for the next chunk. Retries happen only with
-``llm.autoRetry``, only for retryable errors, and only if nothing was streamed yet — text already
-shown cannot be taken back.
+The caller (``http_client.HttpModelClient``, for both clients) supplies one *attempt*: send the
+request and feed what arrives into a ``ReplyBuilder``, raising ``ModelError`` on failure.
+``drive`` runs the attempt as a task and races it against the cancel event, so a cancel stops the
+HTTP read at once (the task is cancelled, which closes the response and its connection) instead of
+waiting for the next chunk. Retries happen only with ``llm.autoRetry``, only for retryable errors,
+and only if nothing was streamed yet — text already shown cannot be taken back.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ipuaro.domain.session import ToolCall
 from ipuaro.llm.errors import ModelError
+from ipuaro.llm.jsonrepair import JsonRepairError, loads_lenient
 from ipuaro.llm.protocol import (
     AssistantReply,
     CapabilityFallback,
@@ -31,6 +32,7 @@ from ipuaro.llm.protocol import (
     ToolCallReady,
     Usage,
     UsageReport,
+    new_call_id,
 )
 from ipuaro.llm.tokens import estimate_tokens
 
@@ -77,6 +79,27 @@ class ReplyBuilder:
         self._mark_first()
         self._calls.append(call)
         self._emit(ToolCallReady(call))
+
+    def wire_call(self, name: str, arguments: object, call_id: object = None) -> None:
+        """A native call as the server sent it: arguments as an object or as JSON text (read
+        leniently). Arguments that cannot be read become ``ToolCallInvalid``."""
+        raw = arguments.strip() if isinstance(arguments, str) else str(arguments)
+        if isinstance(arguments, str):
+            try:
+                arguments = loads_lenient(raw) if raw else {}
+            except JsonRepairError as exc:
+                self.invalid_call(
+                    ToolCallParseError(f"arguments of {name}: {exc}", name, raw[:300])
+                )
+                return
+        if not isinstance(arguments, dict):
+            message = f"arguments of {name} must be a JSON object"
+            self.invalid_call(ToolCallParseError(message, name, raw[:300]))
+            return
+        call = ToolCall(
+            id=str(call_id) if call_id else new_call_id(), name=name, parameters=arguments
+        )
+        self.tool_call(call)
 
     def invalid_call(self, error: ToolCallParseError) -> None:
         self._mark_first()

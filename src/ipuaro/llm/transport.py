@@ -1,17 +1,19 @@
 """HTTP failures turned into ``ModelError``s that tell the user what to do.
 
-Both clients call ``error_from_exception`` for anything httpx raises and ``error_from_status``
-for an HTTP error answer; a ``ServerHints`` carries the provider-specific advice.
+``http_client.HttpModelClient`` calls ``error_from_exception`` for anything httpx raises and
+``error_from_status`` for an HTTP error answer; a ``ServerHints`` carries the provider-specific
+advice. ``parse_json_object`` reads one JSON object from a stream or a body, or says it is not one.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
-from ipuaro.llm.errors import ModelError, kind_for_status
+from ipuaro.llm.errors import ErrorKind, ModelError, kind_for_status
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,27 @@ def error_from_exception(exc: httpx.HTTPError, hints: ServerHints, timeout: floa
     return ModelError("bad_response", f"talking to {where} failed: {exc!r}")
 
 
-def error_from_status(status: int, body: bytes, hints: ServerHints, path: str) -> ModelError:
-    text = body.decode("utf-8", errors="replace")
-    message = error_message(text) or f"HTTP {status}"
+class ErrorAnswer(ModelError):
+    """The server answered an HTTP error status. Carries the server's own words so a client can
+    recognise a refused feature and fall back (``HttpModelClient._fallback``)."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        server_message: str,
+        suggestion: str | None,
+        status: int,
+    ) -> None:
+        super().__init__(kind, message, suggestion=suggestion, status=status)
+        self.server_message = server_message
+        """The human part of the error body (``error_message``); may be empty."""
+
+
+def error_from_status(status: int, body: bytes, hints: ServerHints, path: str) -> ErrorAnswer:
+    server_message = error_message(body.decode("utf-8", errors="replace"))
+    message = server_message or f"HTTP {status}"
     kind = kind_for_status(status, message)
     suggestion: str | None = None
     if kind == "model_not_found":
@@ -65,9 +85,10 @@ def error_from_status(status: int, body: bytes, hints: ServerHints, path: str) -
             f"{hints.base_url} does not serve {path}; check llm.provider and llm.baseUrl "
             "(OpenAI-compatible URLs usually end in /v1)."
         )
-    return ModelError(
+    return ErrorAnswer(
         kind,
         f"{hints.provider} answered {status} to {path}: {message}",
+        server_message=server_message,
         suggestion=suggestion,
         status=status,
     )
@@ -91,3 +112,18 @@ def error_message(text: str) -> str:
         if "message" in data:
             return str(data["message"])
     return text.strip()[:500]
+
+
+def parse_json_object(text: str, what: str) -> dict[str, Any]:
+    """``text`` read as one JSON object; ``what`` names it in errors (``an SSE event``)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise ModelError("bad_response", f"{what} is not JSON: {text[:200]!r}") from None
+    return expect_object(data, what)
+
+
+def expect_object(data: Any, what: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ModelError("bad_response", f"{what} is {type(data).__name__}, not a JSON object")
+    return data

@@ -117,7 +117,10 @@ class IpuaroApp(App[int]):
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        fields = StatusFields(project=self.project, branch=self.branch)
+        from ipuaro.core.checks import sandbox_label
+
+        sandbox = sandbox_label(self.config)
+        fields = StatusFields(project=self.project, branch=self.branch, sandbox=sandbox)
         yield StatusBar(fields, self.clock, self.started, id="status")
         yield ChatLog(id="chat")
         yield Static("", id="queue")

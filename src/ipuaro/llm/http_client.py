@@ -1,0 +1,179 @@
+"""What both model clients share; a subclass is one server's wire format and nothing else.
+
+``HttpModelClient`` owns the connection and everything that is the same whatever the server
+speaks:
+
+- the chat loop: build the body, POST it, stream the answer into a ``ReplyBuilder``; when the
+  server refuses a feature (the subclass's ``_fallback`` recognises it and switches it off for
+  the session), tell the user with a ``CapabilityFallback`` and send again without it;
+- retries, backoff and cancellation, through ``streaming.drive``;
+- error mapping: every httpx failure and every HTTP error answer leaves as a ``ModelError``
+  (``transport``), also in the middle of a stream;
+- the context window, chosen once per session (``window.choose_context_window``).
+
+What the two protocols write alike (tool specs, the conversation) is in ``wire``.
+
+A subclass supplies ``chat_path`` and ``probe_path``, builds the body (``_chat_body``), reads the
+stream (``_read_chat``), names the refusals it can fall back from (``_fallback``), reports the
+model's size (``_model_max``), and answers the metadata queries of ``ModelClient``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, ClassVar
+
+import httpx
+
+from ipuaro.domain.session import ChatMessage
+from ipuaro.llm.errors import ModelError
+from ipuaro.llm.protocol import CapabilityFallback, ContextWindow, ModelEvent, ToolSpec
+from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, drive
+from ipuaro.llm.tokens import estimate_chat_tokens
+from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_from_exception, error_from_status
+from ipuaro.llm.window import choose_context_window
+from ipuaro.llm.wire import ChatRequest, wire_tools
+
+
+class HttpModelClient(ABC):
+    chat_path: ClassVar[str]
+    """Where chat requests are POSTed, relative to ``base_url``."""
+    probe_path: ClassVar[str]
+    """A cheap GET that answers JSON while the server is up (``is_available``)."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str,
+        hints: ServerHints,
+        timeout: float,
+        retry: RetrySettings | None,
+        context_window: int | None,
+        requested_context: int | None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._hints = hints
+        self._timeout = timeout
+        self._retry = retry or RetrySettings()
+        self._pinned = context_window
+        self._requested = requested_context
+        self._window: ContextWindow | None = None
+        self._window_lock = asyncio.Lock()
+        self._http = httpx.AsyncClient(
+            base_url=base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
+            transport=transport,
+        )
+
+    # --- what a server protocol supplies --------------------------------------------------
+
+    @abstractmethod
+    async def _chat_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body for ``chat_path``, using only the features still switched on."""
+
+    @abstractmethod
+    async def _read_chat(self, lines: AsyncIterator[str], builder: ReplyBuilder) -> None:
+        """Feed the streamed answer into ``builder``; raise ``ModelError`` if it breaks off."""
+
+    @abstractmethod
+    def _fallback(self, answer: ErrorAnswer, sent: dict[str, Any]) -> CapabilityFallback | None:
+        """The feature ``answer`` refuses in ``sent``, switched off for the session; None if
+        the answer refuses no feature this client can do without."""
+
+    @abstractmethod
+    async def _model_max(self) -> int | None:
+        """The model's context size as the server reports it; None if it reports none."""
+
+    # --- chat -----------------------------------------------------------------------------
+
+    def stream_chat(
+        self,
+        messages: list[ChatMessage],
+        *,
+        system: str | None,
+        tools: list[ToolSpec] | None,
+        response_format: dict[str, Any] | None = None,
+        cancel: asyncio.Event | None = None,
+    ) -> AsyncIterator[ModelEvent]:
+        request = ChatRequest(messages, system, tools, response_format)
+
+        async def attempt(builder: ReplyBuilder) -> None:
+            await self._chat_once(request, builder)
+
+        tools_text = json.dumps(wire_tools(tools)) if tools else ""
+        estimate = estimate_chat_tokens(messages, system=system, extra=tools_text)
+        return drive(attempt, cancel=cancel, retry=self._retry, prompt_estimate=estimate)
+
+    async def _chat_once(self, request: ChatRequest, builder: ReplyBuilder) -> None:
+        body = await self._chat_body(request)
+        builder.restart_clock()  # building the first body may have asked the model's size
+        while True:
+            try:
+                async with self._stream(self.chat_path, body) as lines:
+                    await self._read_chat(lines, builder)
+                return
+            except ErrorAnswer as answer:
+                fallback = self._fallback(answer, body)
+                if fallback is None:
+                    raise
+                builder.notice(fallback)
+            body = await self._chat_body(request)
+
+    # --- shared queries -------------------------------------------------------------------
+
+    async def context_window(self) -> ContextWindow:
+        """Chosen on first use and kept: Ollama reloads the model whenever ``num_ctx`` changes."""
+        async with self._window_lock:
+            if self._window is None:
+                model_max = None if self._pinned is not None else await self._model_max()
+                self._window = choose_context_window(
+                    pinned=self._pinned, requested=self._requested, model_max=model_max
+                )
+            return self._window
+
+    async def is_available(self) -> bool:
+        try:
+            await self._request_json("GET", self.probe_path)
+        except ModelError:
+            return False
+        return True
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- HTTP -----------------------------------------------------------------------------
+
+    async def _request_json(self, method: str, path: str, body: Any = None) -> Any:
+        try:
+            response = await self._http.request(method, path, json=body)
+        except httpx.HTTPError as exc:
+            raise error_from_exception(exc, self._hints, self._timeout) from None
+        if response.status_code >= 400:
+            raise error_from_status(response.status_code, response.content, self._hints, path)
+        try:
+            return response.json()
+        except json.JSONDecodeError:
+            raise ModelError("bad_response", f"{path} did not answer JSON") from None
+
+    @asynccontextmanager
+    async def _stream(self, path: str, body: dict[str, Any]) -> AsyncIterator[AsyncIterator[str]]:
+        """POST ``body`` and hand over the answer line by line. An error answer raises
+        ``ErrorAnswer``; a transport failure, also one while the lines are read, a
+        ``ModelError``. Leaving the block (or cancelling) closes the response."""
+        try:
+            async with self._http.stream("POST", path, json=body) as response:
+                if response.status_code >= 400:
+                    error_body = await response.aread()
+                    raise error_from_status(response.status_code, error_body, self._hints, path)
+                yield response.aiter_lines()
+        except httpx.HTTPError as exc:
+            raise error_from_exception(exc, self._hints, self._timeout) from None
