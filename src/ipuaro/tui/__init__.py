@@ -1,4 +1,4 @@
-"""The terminal UI (``ipuaro [PATH]``): a Textual view over a :class:`ipuaro.core.workspace.Workspace`.
+"""The terminal UI (``ipuaro [PATH]``): a Textual view over a ``core.workspace.Workspace``.
 
 Start with :mod:`ipuaro.tui.app` (the app), :mod:`ipuaro.tui.bridge` (events in, questions
 out: the TUI's decider) and :mod:`ipuaro.tui.events_view` (what each event draws);
