@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ipuaro.cli.main import cli
+from ipuaro.store.naming import project_id
 
 StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
 MODEL = "qwen2.5-coder:7b-instruct"
@@ -57,7 +58,7 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
     assert all(line.startswith("✓ ") for line in checks.values())
     assert checks["model server"] == f"✓ model server: ollama at {base} (2 models)"
     assert checks["model"] == f"✓ model: {MODEL} is available (context window 128000)"
-    database = tmp_path / "data" / f"{tmp_path.parent.name}-{tmp_path.name}.db"
+    database = tmp_path / "data" / f"{project_id(tmp_path)}.db"
     assert checks["store"] == f"✓ store: SQLite {database} (will be created on first index)"
     assert result.stdout.endswith(f"all {len(checks)} checks passed\n")
 

@@ -63,11 +63,9 @@ def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
 
 def sqlite_path(root: Path, config: Config) -> Path:
     """The database file the SQLite backend uses for this project."""
-    if config.store.path is not None:
-        return Path(config.store.path).expanduser()
-    from ipuaro.store import naming
+    from ipuaro.store.factory import sqlite_path as store_path
 
-    return naming.data_dir() / f"{naming.project_name(root)}.db"
+    return store_path(config, root)
 
 
 def check_store(root: Path, config: Config) -> CheckResult:
