@@ -15,10 +15,10 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import redis
-
-from ipuaro.store.redis_sessions import text_of
+if TYPE_CHECKING:  # a user on SQLite never loads redis-py
+    import redis
 
 _PROJECT_KEYS = ("files", "ast", "meta", "indexes", "config")
 """Redis ``project:{name}:*`` keys (:mod:`ipuaro.store.redis_store`); config goes last."""
@@ -76,6 +76,8 @@ def adopt_redis(client: redis.Redis, old_name: str, new_name: str, root: Path) -
 
     Sessions are relabelled first and the keys renamed in one MULTI/EXEC, config last, so a
     kill at any point leaves the old config in place and the next start completes the move."""
+    from ipuaro.store.redis_sessions import text_of
+
     old, new = f"project:{old_name}", f"project:{new_name}"
     if client.exists(f"{new}:config") or not client.exists(f"{old}:config"):
         return None
