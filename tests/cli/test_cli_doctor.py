@@ -57,7 +57,7 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
     }
     assert all(line.startswith("✓ ") for line in checks.values())
     assert checks["model server"] == f"✓ model server: ollama at {base} (2 models)"
-    assert checks["model"] == f"✓ model: {MODEL} is available (context window 128000)"
+    assert checks["model"] == f"✓ model: {MODEL} is available (context window from the server)"
     database = tmp_path / "data" / f"{project_id(tmp_path)}.db"
     assert checks["store"] == f"✓ store: SQLite {database} (will be created on first index)"
     assert result.stdout.endswith(f"all {len(checks)} checks passed\n")

@@ -45,8 +45,10 @@ class LlmConfig(Section):
     """Server URL; default http://localhost:11434 (ollama) or http://localhost:8080/v1 (openai)."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (openai provider)."""
-    context_window: int | None = Field(128_000, ge=512)
-    """Context window (num_ctx) fixed for a session; null means: ask the server for the model's."""
+    context_window: int | None = Field(None, ge=512)
+    """Context window (num_ctx) fixed for a session; null means: ask the server (llama.cpp
+    ``/props``, vLLM ``max_model_len``, LM Studio ``/api/v0/models``, Ollama ``/api/show`` capped
+    by RAM)."""
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     """Sampling temperature."""
     system_prompt_language: str = "en"

@@ -36,6 +36,7 @@ from ipuaro.llm.protocol import (
     ToolSpec,
     new_call_id,
 )
+from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, drive
 from ipuaro.llm.tokens import estimate_chat_tokens
@@ -286,13 +287,19 @@ class OpenAICompatibleClient:
         async with self._window_lock:
             if self._window is None:
                 model_max: int | None = None
+                served = None
                 if self._pinned is None:
+                    served = await served_window(self._http, self.base_url, self.model)
                     try:
                         model_max = (await self.model_info()).context_length
                     except ModelError:
                         model_max = None  # many servers list no sizes; the config decides
                 self._window = choose_context_window(
-                    pinned=self._pinned, requested=self._requested, model_max=model_max
+                    pinned=self._pinned,
+                    requested=self._requested,
+                    model_max=model_max,
+                    served=served.tokens if served else None,
+                    allocates=False,
                 )
             return self._window
 
