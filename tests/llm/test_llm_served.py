@@ -80,7 +80,7 @@ async def test_a_pinned_window_asks_nothing(model_server: ModelStubServer) -> No
 
 
 @pytest.mark.parametrize(
-    ("ram_gib", "expected"), [(8, 8192), (16, 16_384), (24, 16_384), (64, 32_768)]
+    ("ram_gib", "expected"), [(4, 8192), (8, 16_384), (12, 16_384), (16, 32_768), (64, 32_768)]
 )
 def test_without_a_setting_ollama_windows_follow_the_ram(ram_gib: int, expected: int) -> None:
     assert memory_cap(ram_gib * GIB) == expected
