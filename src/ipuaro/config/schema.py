@@ -78,6 +78,12 @@ class ProjectConfig(Section):
         default_factory=lambda: [".png", ".jpg", ".pdf", ".zip", ".woff"]
     )
     """Extensions stored as metadata only (more are detected by content)."""
+    max_parse_bytes: int = Field(1_000_000, ge=0)
+    """Larger source files are stored and searchable as text but not parsed (no AST or symbols):
+    a 12 MB generated file would take minutes and gigabytes to parse."""
+    max_file_bytes: int = Field(32_000_000, ge=0)
+    """Larger files are kept as metadata only, like binaries (a 1 GB log held as lines would
+    take gigabytes of memory)."""
     protected_paths: list[str] = Field(
         default_factory=lambda: [
             ".env",
