@@ -208,10 +208,9 @@ def base_url(config: Config) -> str:
 
 def how_to_start_model_server(config: Config) -> str:
     """The advice printed whenever no model server answers (doctor and the TUI launcher)."""
-    return (
-        f"run `ollama serve` then `ollama pull {config.llm.model}`, "
-        "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
-    )
+    from ipuaro.cli.server_advice import start_advice
+
+    return start_advice(config.llm)
 
 
 def check_model_server(config: Config) -> tuple[CheckResult, CheckResult]:
