@@ -361,3 +361,25 @@ def test_a_missing_model_is_caught_before_chat_in_a_resumed_session(
     assert "ollama pull nope:1b" in done.stderr
     assert "tools offered as text" not in done.stderr
     assert len(model_server.chat_requests()) == 1  # only the first run chatted
+
+
+def test_model_server_flags_reach_the_run(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    del env["IPUARO_LLM__CONTEXT_WINDOW"]
+    env["IPUARO_LLM__BASE_URL"] = "http://127.0.0.1:9"  # the flag must win over the variable
+    env["STUB_KEY"] = "sekrit"
+    model_server.api_key = "sekrit"
+    model_server.responder = ScriptedModel([ScriptedReply(text="via flags")])
+    done = run(
+        project, env, "-p", "hi", "--output", "json",
+        "--provider", "openai", "--base-url", model_server.openai_url,
+        "--api-key-env", "STUB_KEY", "--context-window", "20000",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"] == "via flags" and result["contextWindow"] == 20000
+    assert [r.path for r in model_server.requests][-1] == "/v1/chat/completions"
+    refused = run(project, env, "-p", "hi", "--context-window", "100")
+    assert refused.returncode == 2 and "--context-window" in refused.stderr

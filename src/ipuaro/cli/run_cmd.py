@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ipuaro.cli.common import fail, load_project
+from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
 @click.command(
@@ -53,6 +54,7 @@ from ipuaro.cli.common import fail, load_project
 )
 @click.option("--new", "new_flag", is_flag=True, hidden=True, help="A new session (the default).")
 @click.option("--model", help="Model name (llm.model).")
+@llm_options
 @click.option(
     "--on-error",
     type=click.Choice(["abort", "skip", "retry"]),
@@ -85,7 +87,8 @@ def command(
         prompt = sys.stdin.read()
     if not prompt.strip():
         fail('the prompt is empty: pass the request with -p "…"')
-    root, config = load_project(project, {"llm.maxTurns": max_turns, "llm.model": model})
+    overrides = {"llm.maxTurns": max_turns, "llm.model": model, **llm_overrides()}
+    root, config = load_project(project, overrides)
     options = HeadlessOptions(
         prompt=prompt,
         output=output,  # type: ignore[arg-type]
