@@ -230,7 +230,7 @@ class Indexer:
                 ParseJob(entry.path, language, outcome.text, outcome.hash, entry.size, entry.mtime)
             )
             return True
-        others.append(OtherFile(outcome))
+        others.append(OtherFile(outcome, self.root))
         return False
 
     def _apply(
