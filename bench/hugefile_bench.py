@@ -2,8 +2,9 @@
 same index with no limit, in the same command; and how long a get_lines answer is.
 
 Fixtures are generated here into a temporary folder (never committed): a 12 MB Python file of
-generated classes and functions, a 10 MB JavaScript bundle on one line and a 100 MB log. "Before"
-is the same index with both limits (project.maxParseBytes, project.maxFileBytes) out of reach.
+generated classes and functions, a 10 MB JavaScript bundle on one line, a 100 MB log, five 31 MB
+logs (just under project.maxFileBytes) and a Python file and a one-line bundle of 0.99 MB each
+(just under project.maxParseBytes). "Before" is the same index with both limits out of reach.
 Each index runs in a fresh process (``IPUARO_DATA_DIR`` in the temporary folder, 2 parse
 processes); peak RSS is the largest ``ru_maxrss`` of that process and its pool processes.
 
@@ -87,6 +88,24 @@ def generate(root: Path) -> dict[str, int]:
             written += out.write(f"2026-11-24 12:00:{i % 60:02d} INFO request {i} served in "
                                  f"{i % 997} ms path=/api/v1/items/{i}\n")  # fmt: skip
             i += 1
+    with (root / "near_limit.py").open("w") as out:
+        i = 0
+        while out.tell() < 990_000:
+            out.write(python_block(i))
+            i += 1
+    with (root / "near_limit.js").open("w") as out:
+        i = 0
+        while out.tell() < 990_000:
+            out.write(js_piece(i))
+            i += 1
+        out.write("\n")
+    logs = root / "logs"
+    logs.mkdir()
+    chunk = "".join(f"2026-11-24 12:00:00 INFO request {i} served\n" for i in range(1000))
+    for n in range(5):
+        with (logs / f"part{n}.log").open("w") as out:
+            while out.tell() < 31_000_000:
+                out.write(chunk)
     for name in ("generated.py", "bundle.js", "app.log"):
         sizes[name] = (root / name).stat().st_size
     return sizes

@@ -311,3 +311,22 @@ def test_ollama_on_its_default_port_needs_no_host_setting(
         start_commands(remote)[0]
         == "llama-server -m MODEL.gguf --host 10.0.0.5 --port 1234   (llama.cpp)"
     )
+
+
+@pytest.mark.parametrize("flavour", ["llama.cpp", "vllm", "lmstudio", "llama-cpp-python"])
+def test_doctor_reports_the_window_the_server_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flavour: str
+) -> None:
+    from tests.stubs.model_server import ModelStubServer
+
+    with ModelStubServer() as stub:
+        stub.served = (flavour, 8192)
+        result = doctor(
+            tmp_path,
+            monkeypatch,
+            IPUARO_LLM__PROVIDER="openai",
+            IPUARO_LLM__BASE_URL=stub.openai_url,
+        )
+    model = lines_by_check(result)["model"]
+    assert model.startswith(f"✓ model: {MODEL} is available (context window 8,192 tokens (server);")
+    assert "start the server with a larger context" in model

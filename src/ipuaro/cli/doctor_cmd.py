@@ -44,7 +44,7 @@ def command(path: Path | None) -> None:
         CheckResult("config", True, f"{config_detail}; project root {root}"),
         check_store(root, config),
         *check_grammars(),
-        *check_model_server(config),
+        *check_model_server(config, ask_window=True),
     ]
     for result in results:
         click.echo(result.line())
