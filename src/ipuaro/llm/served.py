@@ -24,8 +24,9 @@ import httpx
 from ipuaro.llm.errors import window_from_error
 
 PROBE_TIMEOUT_S = 10.0
-OVERSIZED_PROMPT_TOKENS = 1 << 20
-"""Above any window llama-cpp-python can allocate on a workstation (a 1M-token KV cache)."""
+OVERSIZED_PROMPT_TOKENS = 1 << 19
+"""Above any window llama-cpp-python is started with on a workstation (512K tokens of KV cache
+is tens of GB); tokenizing it takes the server ~3 s, once per session."""
 
 
 @dataclass(frozen=True)
