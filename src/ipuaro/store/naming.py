@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 from ipuaro.config.paths import project_name
 
 __all__ = ["data_dir", "project_name"]
+
+
+def project_id(root: Path) -> str:
+    """The project's identity in a store: :func:`project_name` plus a short hash of the resolved
+    full path, e.g. ``projects-myapp-1f3a9c2e``. It names the default SQLite file and the Redis
+    key prefix, so ``A/same/proj`` and ``B/same/proj`` never share a store."""
+    resolved = root.resolve()
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]
+    return f"{project_name(resolved)}-{digest}"
 
 
 def data_dir() -> Path:

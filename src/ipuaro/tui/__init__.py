@@ -1,6 +1,7 @@
-"""The terminal UI (``ipuaro [PATH]``): a Textual app drawing the agent's event stream.
+"""The terminal UI (``ipuaro [PATH]``): a Textual view over a ``core.workspace.Workspace``.
 
 Start with :mod:`ipuaro.tui.app` (the app), :mod:`ipuaro.tui.bridge` (events in, questions
-out) and :mod:`ipuaro.tui.events_view` (what each event draws). Nothing here decides what the
-agent does; the agent lives in :mod:`ipuaro.agent` behind :func:`ipuaro.core.wiring.build_app`.
+out: the TUI's decider) and :mod:`ipuaro.tui.events_view` (what each event draws);
+:mod:`ipuaro.tui.command_runner` maps slash commands to workspace methods. Nothing here decides
+what the agent does, and nothing here imports below :mod:`ipuaro.core` (import-linter checks).
 """

@@ -155,7 +155,9 @@ class SessionStarter:
         if history:
             title = f" “{workspace.session_title}”" if workspace.session_title else ""
             await app.chat.notice(
-                f"resumed session{title} ({plural(len(history), 'message')})", "info"
+                f"resumed session{title} ({plural(len(history), 'message')}); "
+                "`ipuaro --new` or /clear starts a fresh one",
+                "info",
             )
             await render_history(
                 app.chat,
