@@ -158,12 +158,13 @@ async def test_requests_from_a_file_are_all_answered_even_with_no_model_server(
         )
         + "\n"
     )
-    env = acp_env(tmp_path, model_server)
-    env["IPUARO_LLM__BASE_URL"] = "http://127.0.0.1:9"  # the discard port: nothing listens
+    env = acp_env(tmp_path, model_server)  # the flag below overrides its working server
     answers = tmp_path / "answers.jsonl"
     with requests.open("rb") as stdin, answers.open("wb") as stdout:
         process = await asyncio.create_subprocess_exec(
             *ACP_COMMAND,
+            "--base-url",
+            "http://127.0.0.1:9",  # the discard port: nothing listens
             stdin=stdin,
             stdout=stdout,
             stderr=asyncio.subprocess.PIPE,

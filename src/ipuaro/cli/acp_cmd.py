@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ipuaro.cli.common import global_options
+from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
 @click.command(
@@ -16,8 +17,8 @@ from ipuaro.cli.common import global_options
     ),
 )
 @click.option("--model", help="Model name (llm.model).")
-@click.option("--base-url", help="Model server URL (llm.baseUrl).")
-def command(model: str | None, base_url: str | None) -> None:
+@llm_options
+def command(model: str | None) -> None:
     import asyncio
     import logging
     import sys
@@ -31,7 +32,7 @@ def command(model: str | None, base_url: str | None) -> None:
         logging.basicConfig(
             level=logging.WARNING, stream=sys.stderr, format="ipuaro acp: %(message)s"
         )
-    overrides = {"llm.model": model, "llm.baseUrl": base_url}
+    overrides = {"llm.model": model, **llm_overrides()}
     try:
         asyncio.run(serve(out, overrides, options.config_file))
     except KeyboardInterrupt:
