@@ -186,4 +186,4 @@ def test_ipuaro_run_eval_as_a_real_process(project: Path, server: ModelStubServe
     assert "✗ `Phantom`" in done.stderr
     assert json.loads(done.stdout)["answer"] == "Verdict: partly correct."
     alone = _run_cli(project, server, "--eval")
-    assert alone.returncode == 2 and "--session" in alone.stderr and "Traceback" not in alone.stderr
+    assert alone.returncode == 2 and "--resume" in alone.stderr and "Traceback" not in alone.stderr
