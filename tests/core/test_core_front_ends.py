@@ -10,6 +10,8 @@ from typing import Any
 
 import grimp
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ipuaro.core.commands import COMMANDS
 from ipuaro.core.decisions import (
@@ -186,4 +188,19 @@ def test_ipuaro_run_eval_as_a_real_process(project: Path, server: ModelStubServe
     assert "✗ `Phantom`" in done.stderr
     assert json.loads(done.stdout)["answer"] == "Verdict: partly correct."
     alone = _run_cli(project, server, "--eval")
-    assert alone.returncode == 2 and "--session" in alone.stderr and "Traceback" not in alone.stderr
+    assert alone.returncode == 2 and "--resume" in alone.stderr and "Traceback" not in alone.stderr
+
+
+@given(
+    index=st.integers(min_value=0, max_value=len(QUESTIONS) - 1),
+    answer=st.one_of(st.text(max_size=20), st.sampled_from(["apply", "reject", "abort", "stop"])),
+    edited=st.none() | st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=2),
+)
+def test_any_answer_resolves_to_one_of_the_options(
+    index: int, answer: str, edited: dict[str, str] | None
+) -> None:
+    question = QUESTIONS[index]
+    resolved = resolve(question, Answer(answer, edited))
+    assert resolved.choice in question.values()
+    if resolved.choice != answer:
+        assert resolved == Answer(question.safe)
