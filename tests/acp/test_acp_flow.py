@@ -46,7 +46,9 @@ async def test_prompt_streams_reads_and_asks_before_an_edit(
     async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
         session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
         # The project was indexed first, and the client was told how far it got.
-        assert "Indexing agent_app: 0/" in client.text()
+        progress = [line for line in client.text().splitlines() if line.startswith("Indexing")]
+        assert progress[0].startswith("Indexing agent_app: 0/")
+        assert len(progress) == len(set(progress))  # no line said twice
         assert "Indexed " in client.text()
         client.clear()
 
@@ -160,6 +162,8 @@ async def test_session_load_restores_a_stored_session(
         )
         [user] = later.of(UserMessageChunk)
         assert user.content.text == "round the tax"
+        progress = [line for line in later.text().splitlines() if line.startswith("Indexing")]
+        assert progress and len(progress) == len(set(progress))  # no progress line said twice
         assert "Tax now rounds half up." in later.text()
         assert [(s.kind, s.title) for s in later.tool_starts()] == [
             ("read", "get_lines"),

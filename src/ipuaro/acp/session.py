@@ -118,6 +118,7 @@ class AcpSession:
         self._running: list[Running] = []
         self._count = 0
         self._progress_at = 0.0
+        self._progress_seen = (-1, -1)
         decider.session = self
         self._unsubscribe = workspace.subscribe(self.on_event)
 
@@ -138,9 +139,10 @@ class AcpSession:
             self._ended(event)
         elif isinstance(event, IndexProgress) and not event.background:
             now = time.monotonic()
-            if event.done < event.total and now - self._progress_at < PROGRESS_EVERY_S:
+            seen = (event.done, event.total) == self._progress_seen
+            if seen or (event.done < event.total and now - self._progress_at < PROGRESS_EVERY_S):
                 return
-            self._progress_at = now
+            self._progress_at, self._progress_seen = now, (event.done, event.total)
             name = self.root.name
             line = f"Indexing {name}: {event.done:,}/{event.total:,} files\n"
             self.outbox.put(update_agent_message_text(line))
