@@ -1,10 +1,12 @@
 """``replace``: find ``old`` in a file, most exact strategy first, and never guess.
 
 1. exact: the text occurs once (or ``replace_all``);
-2. whitespace: lines equal once trailing whitespace and indentation are ignored — the new text
-   is re-indented by the same amount the file's lines differ from ``old``;
+2. whitespace: lines equal once trailing whitespace, indentation and blank lines are ignored —
+   the change is transplanted onto the file's own layout (``edits/layout.py``), or refused where
+   that would be a guess;
 3. fuzzy: a window of lines whose similarity to ``old`` is at least the threshold, applied only
-   when exactly one place qualifies.
+   when exactly one place qualifies and its lines pair up with ``old``'s one to one (a typo in
+   a line, never a line more or less).
 
 Everything works on the file's lines joined with ``\\n``; the caller puts the file's own EOL
 style back. Failures raise :class:`MatchError` with the closest lines and their numbers.
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ipuaro.edits.diffs import numbered
+from ipuaro.edits.layout import LayoutRefused, find_places, transplant
 
 Strategy = Literal["exact", "whitespace", "fuzzy"]
 MAX_LISTED = 8
@@ -132,6 +135,25 @@ def _whitespace(
     return ReplaceResult(out, "whitespace", len(starts))
 
 
+def _layout(lines: list[str], old_lines: list[str], new_lines: list[str]) -> ReplaceResult | None:
+    places = find_places(lines, old_lines)
+    if not places:
+        return None
+    if len(places) > 1:
+        where = ", ".join(str(p[0] + 1) for p in places[:MAX_LISTED])
+        raise MatchError(
+            f"`old` matches {len(places)} places when indentation and blank lines are ignored "
+            f"(lines {where}). Include more surrounding lines so it matches once, or set "
+            "replace_all=true."
+        )
+    try:
+        placed = transplant(lines, old_lines, new_lines, places[0])
+    except LayoutRefused as error:
+        raise MatchError(str(error)) from None
+    out = lines[: placed.first] + placed.lines + lines[placed.last + 1 :]
+    return ReplaceResult(out, "whitespace", 1)
+
+
 @dataclass(frozen=True)
 class _Candidate:
     start: int
@@ -231,6 +253,13 @@ def _fuzzy(
         found = qualifying[0]
         out = list(lines)
         window = out[found.start : found.start + size]
+        if not _pairs_up(old_lines, window):
+            raise MatchError(
+                f"`old` is {found.score:.0%} like lines {found.start + 1}-{found.start + size} "
+                "but has a line more or less than they do (lines left out or added), so "
+                "replacing them would change lines you did not send. Copy the exact lines "
+                "from get_lines into `old`.\n" + numbered(window, found.start + 1)
+            )
         out[found.start : found.start + size] = reindent(new_lines, old_lines, window)
         return ReplaceResult(out, "fuzzy", 1, found.score)
     if len(qualifying) > 1:
@@ -242,6 +271,17 @@ def _fuzzy(
             "Not guessing between them: copy the exact lines from get_lines into `old`."
         )
     raise MatchError(_not_found_message(lines, old_lines, candidates, threshold))
+
+
+def _pairs_up(old_lines: list[str], window: list[str]) -> bool:
+    """Each line of ``old`` is a (possibly misspelt) copy of the window line at its position:
+    no line left out, none added, blank lines where the file has them."""
+    a = [line.strip() for line in old_lines]
+    b = [line.strip() for line in window]
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    if any(tag in ("insert", "delete") or i2 - i1 != j2 - j1 for tag, i1, i2, j1, j2 in ops):
+        return False
+    return all(bool(x) == bool(y) for x, y in zip(a, b, strict=True))
 
 
 def _not_found_message(
@@ -294,7 +334,10 @@ def find_and_replace(
     if old.endswith("\n") and new.endswith("\n"):
         new_lines = new_lines[:-1]
     new_lines = _trim_blank(new_lines) if new.strip() else []
-    tolerant = _whitespace(file_lines, old_lines, new_lines, replace_all)
+    if replace_all:
+        tolerant = _whitespace(file_lines, old_lines, new_lines, replace_all)
+    else:
+        tolerant = _layout(file_lines, old_lines, new_lines)
     if tolerant is not None:
         return tolerant
     return _fuzzy(file_lines, old_lines, new_lines, threshold)
