@@ -107,6 +107,21 @@ class _Transplant:
         return self.file[self.pos[prev] + 1 : self.pos[nxt]]
 
     def _check_gaps(self) -> None:
+        differing = [
+            (prev, nxt)
+            for prev, nxt in zip(self.nb, self.nb[1:], strict=False)
+            if self._differs(prev, nxt)
+        ]
+        if differing and self._changes_blank_lines():
+            prev, nxt = differing[0]
+            raise LayoutRefused(
+                f"`old` has {nxt - prev - 1} blank line(s) between {self.old[prev].strip()!r} "
+                f"and {self.old[nxt].strip()!r} where the file has "
+                f"{self.pos[nxt] - self.pos[prev] - 1} (lines {self.pos[prev] + 1}-"
+                f"{self.pos[nxt] + 1}), and the change adds or removes blank lines, so which "
+                "ones would be a guess. Copy the lines exactly from get_lines into `old` and "
+                "`new`."
+            )
         for prev, nxt in zip(self.nb, self.nb[1:], strict=False):
             if not self._differs(prev, nxt) or self._whole(prev, nxt):
                 continue
@@ -119,6 +134,16 @@ class _Transplant:
                     f"{self.pos[nxt] + 1}), right where the change goes, so its place would be "
                     "a guess. Copy those lines exactly from get_lines into `old` and `new`."
                 )
+
+    def _changes_blank_lines(self) -> bool:
+        for tag, i1, i2, j1, j2 in self.ops:
+            if tag == "equal":
+                continue
+            if any(not self.old[i].strip() for i in range(i1, i2)):
+                return True
+            if any(not self.new[j].strip() for j in range(j1, j2)):
+                return True
+        return False
 
     # --- indentation ----------------------------------------------------------------------
 
