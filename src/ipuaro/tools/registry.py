@@ -34,6 +34,7 @@ def builtin_tools() -> list[Tool]:
     from ipuaro.tools.builtin.delete_file import DeleteFile
     from ipuaro.tools.builtin.edit_file import EditFile
     from ipuaro.tools.builtin.edit_lines import EditLines
+    from ipuaro.tools.builtin.edit_symbol import EditSymbol
     from ipuaro.tools.builtin.find_definition import FindDefinition
     from ipuaro.tools.builtin.find_files import FindFiles
     from ipuaro.tools.builtin.find_references import FindReferences
@@ -72,6 +73,7 @@ def builtin_tools() -> list[Tool]:
         RunCommand(),
         RunTests(),
         EditLines(),
+        EditSymbol(),
         Replace(),
         EditFile(),
         CreateFile(),
