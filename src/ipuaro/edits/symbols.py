@@ -130,9 +130,9 @@ def edit_symbol_lines(lines: list[str], span: Span, action: Action, code: str) -
         return [*lines[:start], *reindent(new_code, target), *[""] * gap, *lines[start:]]
     # delete: the symbol, its decorators, and one of the blank gaps around it
     start = _with_decorators(lines, start)
-    after = _gap_after(lines, end)
-    if after:
-        end += after
+    blank_after = _gap_after(lines, end)
+    if blank_after:
+        end += blank_after
     else:
         start -= _gap_before(lines, start)
     return [*lines[:start], *lines[end:]]
