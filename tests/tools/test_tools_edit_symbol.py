@@ -145,7 +145,7 @@ async def test_aliases_small_models_use(project: Project) -> None:
 
 
 async def test_unknown_symbol_and_wrong_language_are_clear_errors(project: Project) -> None:
-    missing = await project.call("edit_symbol", symbol="UserService.cuont", action="delete")
+    missing = await project.call("edit_symbol", symbol="UserService.frobnicate", action="delete")
     assert not missing.success and "No function, method or class" in (missing.error or "")
     other = await project.call(
         "edit_symbol", path="config/settings.yaml", symbol="x", action="delete"

@@ -23,6 +23,7 @@ from ipuaro.tools.arguments import (
     schema_hint,
 )
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
+from ipuaro.tools.repair import repair_arguments
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +210,13 @@ class ToolRegistry:
                 f"Expected: {schema_hint(tool.name, tool.args_model)}"
             )
         try:
-            return await tool.execute(args, ctx)
+            args, notes = repair_arguments(ctx, tool.name, args, path_fields)
+            outcome = await tool.execute(args, ctx)
+            for note in notes:  # the model learns which file was used
+                outcome.content = f"{note}\n{outcome.content}"
+                if outcome.error is not None:
+                    outcome.error = f"{note}\n{outcome.error}"
+            return outcome
         except ToolRefused as refused:
             return ToolOutcome.fail(str(refused), refused=True)
         except ToolError as error:

@@ -7,6 +7,7 @@ change takes the same path as every edit: diff → confirm → undo → atomic w
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -51,6 +52,7 @@ _ACTIONS = {
     "remove": "delete",
 }
 MAX_LISTED = 10
+CLOSE_SYMBOL = 0.85
 
 
 class EditSymbolArgs(ArgsModel):
@@ -110,7 +112,7 @@ class EditSymbol(BaseTool):
         wanted = args.symbol.strip().removesuffix("()").strip()
         if not wanted:
             raise ToolError("`symbol` is empty; name the function, method or class to change.")
-        symbol = locate(ctx, wanted, args.path)
+        symbol, note = locate(ctx, wanted, args.path)
         disk = await read_disk_allowed(ctx, symbol.path)
         text = require_existing(ctx, disk)
         assert disk.hash is not None
@@ -118,7 +120,7 @@ class EditSymbol(BaseTool):
         stored = ctx.store.get_file(disk.rel)
         if stored is None or stored.hash != disk.hash:
             ctx.reindex([disk.rel], [])  # the index must describe the bytes being edited
-            symbol = locate(ctx, wanted, disk.rel)
+            symbol, note = locate(ctx, symbol.qualified, disk.rel)
             stored = ctx.store.get_file(disk.rel)
             if stored is None or stored.hash != disk.hash:
                 raise ToolError(f"{disk.rel} could not be re-indexed; use replace instead.")
@@ -137,7 +139,12 @@ class EditSymbol(BaseTool):
             f"(lines {symbol.start}-{symbol.end})"
         )
         change = FileChange(disk.rel, text, lines.with_lines(new_lines))
-        return await apply_change(ctx, change, description)
+        outcome = await apply_change(ctx, change, description)
+        if note is not None:
+            outcome.content = f"{note}\n{outcome.content}"
+            if outcome.error is not None:
+                outcome.error = f"{note}\n{outcome.error}"
+        return outcome
 
 
 def _check_hash(ctx: ToolContext, rel: str, current: str, expected: str | None) -> None:
@@ -181,9 +188,10 @@ def _matching(symbols: list[Symbol], wanted: str) -> list[Symbol]:
     ]
 
 
-def locate(ctx: ToolContext, wanted: str, path: str | None) -> Symbol:
-    """The one symbol ``wanted`` names (in ``path``, or anywhere in the index); several or
-    none raise a ToolError listing the candidates."""
+def locate(ctx: ToolContext, wanted: str, path: str | None) -> tuple[Symbol, str | None]:
+    """The one symbol ``wanted`` names (in ``path``, or anywhere in the index), and a note when
+    the name was repaired (one close match: case, a typo); several or none raise a ToolError
+    listing the candidates."""
     if path is not None and path.strip():
         rel = project_path(ctx, path)
         if ctx.store.get_file(rel) is None:
@@ -196,10 +204,20 @@ def locate(ctx: ToolContext, wanted: str, path: str | None) -> Symbol:
         short = wanted.rsplit(".", 1)[-1]
         paths = sorted({d.path for d in ctx.store.find_definitions(short)})
         paths = [p for p in paths if posixpath.splitext(p)[1].lower() in LANGUAGES]
+    if path is None and not paths:
+        paths = [p for p in sorted(ctx.store.file_hashes()) if _supported(p)]
     symbols = [s for p in paths for s in _symbols_in(ctx, p)]
     found = _matching(symbols, wanted)
     if len(found) == 1:
-        return found[0]
+        return found[0], None
+    if not found:
+        found = _close(symbols, wanted)
+        if len(found) == 1:
+            chosen = found[0]
+            return chosen, (
+                f"(note: no symbol is named {wanted!r}; used {chosen.qualified} in "
+                f"{chosen.path}, the one close match)"
+            )
     if found:
         listed = "; ".join(
             f"{s.qualified} ({s.kind}) in {s.path}:{s.start}-{s.end}" for s in found[:MAX_LISTED]
@@ -208,8 +226,6 @@ def locate(ctx: ToolContext, wanted: str, path: str | None) -> Symbol:
             f"{wanted!r} names {len(found)} symbols: {listed}. Say which: pass `path`, or the "
             "qualified name (Class.method)."
         )
-    import difflib
-
     names = sorted({s.qualified for s in symbols})
     close = difflib.get_close_matches(wanted, names, n=5, cutoff=0.6)
     where = f" in {paths[0]}" if path is not None and paths else ""
@@ -220,8 +236,32 @@ def locate(ctx: ToolContext, wanted: str, path: str | None) -> Symbol:
     )
 
 
+def _close(symbols: list[Symbol], wanted: str) -> list[Symbol]:
+    """Symbols ``wanted`` plausibly misspells: the same name in another case, else names at
+    least 85 % alike (on the qualified name, or on the last part for a bare name)."""
+    lowered = wanted.lower()
+    same_case = [s for s in symbols if s.qualified.lower() == lowered]
+    if not same_case and "." not in wanted:
+        same_case = [s for s in symbols if s.qualified.rsplit(".", 1)[-1].lower() == lowered]
+    if same_case:
+        return same_case
+
+    def key(symbol: Symbol) -> str:
+        return symbol.qualified if "." in wanted else symbol.qualified.rsplit(".", 1)[-1]
+
+    return [
+        s
+        for s in symbols
+        if difflib.SequenceMatcher(a=wanted, b=key(s), autojunk=False).ratio() >= CLOSE_SYMBOL
+    ]
+
+
+def _supported(rel: str) -> bool:
+    return posixpath.splitext(rel)[1].lower() in LANGUAGES
+
+
 def _check_language(rel: str) -> None:
-    if posixpath.splitext(rel)[1].lower() not in LANGUAGES:
+    if not _supported(rel):
         raise ToolError(
             f"edit_symbol works on TypeScript, JavaScript and Python files; {rel} is none of "
             "them. Use replace or edit_file."
