@@ -133,3 +133,34 @@ def test_a_changed_line_right_after_a_marker_is_refused_not_inserted() -> None:
     sketch = "function f(a) {\n  // ... existing code ...\n  return b * 2;\n}"
     with pytest.raises(MergeFailed, match="look like a change of 'return b;'"):
         merge_markers(js, sketch)
+
+
+# --- edges bench/mutants.py showed untested ---------------------------------------------------
+
+
+def test_overlapping_exact_copies_are_two_places() -> None:
+    with pytest.raises(MatchError, match="2 times"):
+        find_and_replace(["x = 1", "x = 1", "x = 1"], "x = 1\nx = 1", "y = 1\ny = 1")
+
+
+def test_an_exact_match_another_indentation_also_reads_is_refused() -> None:
+    lines = ["function f() {", "  if (x) {", "    return a;", "  }", "}", "", "function g() {"]
+    lines += ["  return a;", "}"]
+    with pytest.raises(MatchError, match="other indentation"):
+        find_and_replace(lines, "  return a;\n}", "  return b;\n}")
+
+
+def test_a_one_line_old_is_never_matched_fuzzily() -> None:
+    with pytest.raises(MatchError):
+        find_and_replace(PY, "    result += item.prise", "    result += item.cost", threshold=0.5)
+
+
+def test_a_deletion_beside_blank_lines_old_miscounts_is_refused_not_guessed() -> None:
+    lines = ["a()", "", "if x:", "", "    s()", "    t()"]
+    intended = ["a()", "", "", "    s()", "    t()"]  # the `if` line gone, the file's blanks kept
+    try:
+        result = find_and_replace(lines, "a()\n\nif x:\n\n\n    s()", "a()\n\n\n    s()").lines
+    except MatchError as error:
+        assert "blank line" in str(error)
+    else:
+        assert result == intended

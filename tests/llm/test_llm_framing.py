@@ -151,3 +151,44 @@ def test_an_empty_tool_call_tag_is_reported_not_dropped(body: str) -> None:
     assert parsed.calls == []
     assert len(parsed.errors) == 1
     assert "empty" in parsed.errors[0].message
+
+
+# --- more edges, each written to catch a mutant bench/mutants.py showed surviving ---------
+
+
+def test_react_final_answer_is_not_a_call_nor_an_error() -> None:
+    parsed = parse_tool_calls('Thought: done.\nAction: Final Answer\nAction Input: "3"', ALLOWED)
+    assert parsed.calls == [] and parsed.errors == []
+
+
+def test_json_with_a_name_arguments_and_more_keys_in_prose_is_data() -> None:
+    text = 'package.json has {"name": "my-app", "arguments": [], "version": "1.0"} in it.'
+    parsed = parse_tool_calls(text, ALLOWED)
+    assert parsed.calls == [] and parsed.errors == []
+
+
+def test_prose_after_an_unclosed_named_tag_stays_visible() -> None:
+    text = '<tool_call name="get_lines">{"path": "src/a.ts"}\nI will summarise after reading.'
+    parsed = parse_tool_calls(text, ALLOWED)
+    assert [c.parameters for c in parsed.calls] == [{"path": "src/a.ts"}]
+    assert parsed.text == "I will summarise after reading."
+
+
+def test_null_arguments_are_no_arguments() -> None:
+    parsed = parse_tool_calls(
+        '<tool_call>{"name": "get_lines", "arguments": null}</tool_call>', ALLOWED
+    )
+    assert [(c.name, c.parameters) for c in parsed.calls] == [("get_lines", {})]
+    assert parsed.errors == []
+
+
+def test_id_and_type_keys_of_a_flat_call_are_not_arguments() -> None:
+    text = '{"tool": "get_lines", "path": "a.ts", "id": "call_1", "type": "function"}'
+    parsed = parse_tool_calls(text, ALLOWED)
+    assert [c.parameters for c in parsed.calls] == [{"path": "a.ts"}]
+
+
+def test_for_example_with_a_comma_is_an_example() -> None:
+    assert is_example("For example, reading the cart goes\n", "")
+    assert is_example("Например, чтение корзины\n", "")
+    assert is_example("比如读取购物车\n", "")
