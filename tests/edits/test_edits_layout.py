@@ -164,3 +164,15 @@ def test_a_deletion_beside_blank_lines_old_miscounts_is_refused_not_guessed() ->
         assert "blank line" in str(error)
     else:
         assert result == intended
+
+
+def test_a_sketch_head_is_placed_by_its_relative_indentation_or_refused() -> None:
+    lines = ["declare module 'k' {", "  export class C {", "    id: string;", "  }", "}", ""]
+    lines += ["declare global {", "  interface W {}", "}"]
+    # the model drops the module's closing brace: `  }` is the class's, kept
+    sketch = "// ... existing code ...\n  }\n\ndeclare global {\n// ... existing code ..."
+    try:
+        result = merge_markers(lines, sketch)
+    except MergeFailed:
+        return
+    assert result == [*lines[:4], *lines[5:]]
