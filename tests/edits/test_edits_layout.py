@@ -176,3 +176,15 @@ def test_a_sketch_head_is_placed_by_its_relative_indentation_or_refused() -> Non
     except MergeFailed:
         return
     assert result == [*lines[:4], *lines[5:]]
+
+
+def test_a_chunk_ends_at_the_nearest_closing_line_at_its_own_depth() -> None:
+    lines = ["function m(a, b) {", "  let r = 0;", "  for (;;) {", "    if (b > 0) {"]
+    lines += ["      r = add(r, a);", "    } else {", "      r = sub(r, a);", "    }", "  }"]
+    lines += ["  return r;", "}"]
+    sketch = "// ... existing code ...\n      r = sub(r, a);\n    } // done\n  }\n// ... existing code ..."
+    try:
+        result = merge_markers(lines, sketch)
+    except MergeFailed:
+        return
+    assert result == [*lines[:7], "    } // done", *lines[8:]]
