@@ -152,7 +152,7 @@ def test_an_exact_match_another_indentation_also_reads_is_refused() -> None:
 
 def test_a_one_line_old_is_never_matched_fuzzily() -> None:
     with pytest.raises(MatchError):
-        find_and_replace(PY, "    result += item.prise", "    result += item.cost", threshold=0.5)
+        find_and_replace(PY, "    result += item.prise", "    result += item.cost", threshold=0.9)
 
 
 def test_a_deletion_beside_blank_lines_old_miscounts_is_refused_not_guessed() -> None:
@@ -182,7 +182,10 @@ def test_a_chunk_ends_at_the_nearest_closing_line_at_its_own_depth() -> None:
     lines = ["function m(a, b) {", "  let r = 0;", "  for (;;) {", "    if (b > 0) {"]
     lines += ["      r = add(r, a);", "    } else {", "      r = sub(r, a);", "    }", "  }"]
     lines += ["  return r;", "}"]
-    sketch = "// ... existing code ...\n      r = sub(r, a);\n    } // done\n  }\n// ... existing code ..."
+    sketch = (
+        "// ... existing code ...\n      r = sub(r, a);\n    } // done\n  }\n"
+        "// ... existing code ..."
+    )
     try:
         result = merge_markers(lines, sketch)
     except MergeFailed:
