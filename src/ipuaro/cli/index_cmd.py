@@ -170,6 +170,13 @@ def _print_summary(root: Path, summary: IndexSummary) -> None:
         f"  symbols {summary.symbols:,} · references {summary.references:,}",
     ]
     click.echo("\n".join(lines))
+    if summary.removed_temp_files:
+        click.echo(
+            f"  removed {len(summary.removed_temp_files)} temp file(s) left by an interrupted "
+            "write (the files they were meant for were never changed): "
+            + ", ".join(summary.removed_temp_files[:5]),
+            err=True,
+        )
     if summary.unreadable:
         shown = "; ".join(summary.unreadable[:5])
         more = f" (and {len(summary.unreadable) - 5} more)" if len(summary.unreadable) > 5 else ""

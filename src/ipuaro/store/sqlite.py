@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -464,6 +464,30 @@ class SqliteStore:
     def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
         with self._write("clearing undo entries") as conn:
             conn.execute("DELETE FROM undo WHERE session_id = ? AND stack = ?", (session_id, stack))
+
+    def settle_undo(
+        self, session_id: str, confirmed: Collection[str], dropped: Collection[str] = ()
+    ) -> None:
+        if not confirmed and not dropped:
+            return
+        with self._write("confirming undo entries") as conn:
+            rows = conn.execute(
+                "SELECT seq, json_extract(json, '$.id') FROM undo "
+                "WHERE session_id = ? AND stack = 'undo'",
+                (session_id,),
+            ).fetchall()
+            for seq, entry_id in rows:
+                if entry_id in dropped:
+                    conn.execute(
+                        "DELETE FROM undo WHERE session_id = ? AND stack = 'undo' AND seq = ?",
+                        (session_id, seq),
+                    )
+                elif entry_id in confirmed:
+                    conn.execute(
+                        "UPDATE undo SET json = json_set(json, '$.pending', json('null')) "
+                        "WHERE session_id = ? AND stack = 'undo' AND seq = ?",
+                        (session_id, seq),
+                    )
 
     def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
         if limit < 1:
