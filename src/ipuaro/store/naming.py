@@ -15,6 +15,13 @@ def project_name(root: Path) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
 
+def default_database(root: Path) -> Path:
+    """The SQLite file of the project at ``root`` when ``store.path`` is not set: the one place
+    that ties a project to its database (sessions included), so a change of naming is made
+    here only."""
+    return data_dir() / f"{project_name(root)}.db"
+
+
 def data_dir() -> Path:
     """Where ipuaro keeps databases: ``IPUARO_DATA_DIR`` or the platform's user data dir."""
     override = os.environ.get("IPUARO_DATA_DIR")
