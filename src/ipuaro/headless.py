@@ -314,6 +314,7 @@ async def run_headless(
             session_id=options.session_id,
             new_session=options.new_session,
             allow_commands=options.allow_commands,
+            prompt=options.prompt,
         )
     except (StoreError, SessionNotFound) as error:
         return _failed_before_start(str(error), config, options.output, out, err)

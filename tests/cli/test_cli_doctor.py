@@ -172,7 +172,10 @@ def test_existing_sqlite_database_is_writable(
         IPUARO_LLM__BASE_URL=closed_port_url,
         IPUARO_STORE__PATH=str(database),
     )
-    assert lines_by_check(result)["store"] == f"✓ store: SQLite {database} (writable)"
+    assert (
+        lines_by_check(result)["store"]
+        == f"✓ store: SQLite {database} (writable, integrity checked)"
+    )
 
 
 def test_sqlite_parent_that_is_a_file_cannot_be_created(

@@ -62,10 +62,10 @@ def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
 
 
 def sqlite_path(root: Path, config: Config) -> Path:
-    """The database file the SQLite backend uses for this project."""
-    from ipuaro.store.factory import sqlite_path as store_path
+    """The database file the SQLite backend uses for this project (the store's own rule)."""
+    from ipuaro.store.factory import sqlite_path as store_sqlite_path
 
-    return store_path(config, root)
+    return store_sqlite_path(config, root)
 
 
 def check_store(root: Path, config: Config) -> CheckResult:
@@ -100,7 +100,19 @@ def check_sqlite(path: Path) -> CheckResult:
                 ".bak), or set store.path elsewhere if the file is yours"
             )
             return CheckResult(name, False, f"SQLite file {path} cannot be opened ({error})", fix)
-        return CheckResult(name, True, f"SQLite {path} (writable)")
+        from ipuaro.store.sqlite_repair import REPAIR_HINT, check_integrity
+
+        integrity = check_integrity(path)
+        if integrity.damaged:
+            more = f" (+{len(integrity.problems) - 1} more)" if len(integrity.problems) > 1 else ""
+            return CheckResult(
+                name,
+                False,
+                f"SQLite file {path} is damaged: {integrity.problems[0]}{more}",
+                REPAIR_HINT,
+            )
+        checked = "integrity checked" if integrity.finished else "integrity check cut short"
+        return CheckResult(name, True, f"SQLite {path} (writable, {checked})")
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent

@@ -220,7 +220,7 @@ class SessionStarter:
             await app.chat.notice(f"✗ background re-index failed: {error}", "error")
             return
         app.status.change(indexing=None)
-        if summary.parsed or summary.deleted:
+        if summary.parsed or summary.deleted or summary.removed_temp_files:
             await app.chat.notice(index_summary_line(summary), "info")
 
     def start_watcher(self) -> None:
@@ -267,4 +267,6 @@ def index_summary_line(summary: IndexSummary) -> str:
         parts.append(plural(summary.parse_errors, "parse error"))
     if summary.skipped_non_utf8:
         parts.append(f"{summary.skipped_non_utf8:,} non-UTF-8 skipped")
+    if summary.removed_temp_files:
+        parts.append(f"{plural(len(summary.removed_temp_files), 'interrupted write')} cleaned up")
     return " · ".join(parts)
