@@ -35,7 +35,7 @@ from operator import attrgetter
 
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
-from ipuaro.index.parsers import _bulk, _data
+from ipuaro.index.parsers import _bulk, _data, _ts_syntax
 from ipuaro.index.parsers._languages import (
     SUPPORTED_EXTENSIONS,
     captures,
@@ -48,6 +48,8 @@ from ipuaro.index.parsers._source import Collected, Source
 from ipuaro.index.parsers._ts_module import ModuleReader
 
 _START_BYTE = attrgetter("start_byte")
+_MODERN_TS = frozenset({"typescript", "tsx"})
+"""Languages whose newer modifiers the grammar misses (see ``_ts_syntax``)."""
 
 __all__ = [
     "SUPPORTED_EXTENSIONS",
@@ -91,7 +93,10 @@ def parse_source(path: str, text: str) -> ParsedFile:
         ast = FileAST(keys=keys, todos=todos, language=language, parse_error=True)
         return ParsedFile(path=path, ast=ast, indexes=FileIndexes(), nesting=0)
     source = Source(text)
-    tree = parser(language).parse(source.data)
+    if language in _MODERN_TS:
+        tree = _ts_syntax.parse(parser(language), source.data)
+    else:
+        tree = parser(language).parse(source.data)
     root = tree.root_node
     found = captures(grammar(language), root)
     for nodes in found.values():
