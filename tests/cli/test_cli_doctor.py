@@ -13,7 +13,11 @@ from ipuaro.cli.main import cli
 
 StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
 MODEL = "qwen2.5-coder:7b-instruct"
-GRAMMARS = ("typescript", "tsx", "javascript", "python", "json", "yaml")
+GRAMMARS = (
+    *("typescript", "tsx", "javascript", "python", "json", "yaml"),
+    *("go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php", "kotlin", "swift", "scala"),
+    *("lua", "bash"),
+)
 HOW_TO_START = (
     f"— fix: run `ollama serve` then `ollama pull {MODEL}`, "
     "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"

@@ -35,8 +35,9 @@ from operator import attrgetter
 
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
-from ipuaro.index.parsers import _bulk, _data, _ts_syntax
+from ipuaro.index.parsers import _bulk, _data, _tags, _ts_syntax
 from ipuaro.index.parsers._languages import (
+    LANGUAGES,
     SUPPORTED_EXTENSIONS,
     captures,
     grammar,
@@ -98,26 +99,30 @@ def parse_source(path: str, text: str) -> ParsedFile:
     else:
         tree = parser(language).parse(source.data)
     root = tree.root_node
-    found = captures(grammar(language), root)
-    for nodes in found.values():
-        nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
     collected = Collected(path)
+    reader = LANGUAGES[language].reader
+    if reader == "tags":
+        found = _tags.read(source, collected, grammar(language).query, root)
+    else:
+        found = captures(grammar(language), root)
+        for nodes in found.values():
+            nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
     parse_error = root.has_error
     references: ReferenceTable = {}
     calls = []
     nesting = 0
-    if language == "python":
+    if reader == "python":
         PythonReader(source, collected).read(root, found.get("import", []))
-    elif language == "json":
+    elif reader == "json":
         collected.keys = _data.json_keys(source, root, path)
         parse_error = parse_error and not _data.json_error_is_tolerated(source, root, path)
-    elif language == "yaml":
+    elif reader == "yaml":
         collected.keys = _data.yaml_keys(source, root)
-    else:
+    elif reader == "typescript":
         ModuleReader(source, collected).read(
             root, found.get("import.require", []), found.get("import.dynamic", [])
         )
-    if language not in ("json", "yaml"):
+    if reader not in ("json", "yaml"):
         references = _bulk.references(source, found.get("reference", []))
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
