@@ -164,7 +164,7 @@ def test_find_references_on_rxjs(tmp_path: Path) -> None:
     refs = result["details"]["data"]["references"]
     assert result["details"]["data"]["total"] >= 20
     for ref in refs[:20]:
-        assert set(ref) == {"path", "line", "column"}
+        assert set(ref) == {"path", "line", "column", "confidence"}
         line = (RXJS / ref["path"]).read_text(encoding="utf-8").splitlines()[ref["line"] - 1]
         assert line[ref["column"] - 1 :].startswith("mergeMap"), (ref, line)
     assert any(r["path"] == "src/internal/operators/mergeMap.ts" for r in refs)

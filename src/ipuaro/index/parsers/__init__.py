@@ -33,6 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from operator import attrgetter
 
+import tree_sitter
+
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
 from ipuaro.index.parsers import _bulk, _data, _tags, _ts_syntax
@@ -58,6 +60,7 @@ __all__ = [
     "UnsupportedLanguageError",
     "language_for",
     "parse_source",
+    "parse_tree",
     "parse_tree_only",
 ]
 
@@ -141,6 +144,16 @@ def parse_source(path: str, text: str) -> ParsedFile:
         symbols=collected.symbols, references=[], calls=calls, reference_table=references
     )
     return ParsedFile(path=path, ast=ast, indexes=indexes, nesting=nesting)
+
+
+def parse_tree(path: str, text: str) -> tree_sitter.Tree:
+    """The syntax tree of ``text`` as ``parse_source`` sees it (newer TypeScript masked), for
+    readers that need the nodes themselves (the reference judge)."""
+    language = _language_or_raise(path)
+    data = Source(text).data
+    if language in _MODERN_TS:
+        return _ts_syntax.parse(parser(language), data)
+    return parser(language).parse(data)
 
 
 def parse_tree_only(path: str, text: str) -> None:
