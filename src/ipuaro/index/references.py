@@ -26,6 +26,7 @@ from typing import Final, Literal
 
 from tree_sitter import Node
 
+from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
 from ipuaro.store.protocol import Store
 
@@ -44,6 +45,14 @@ _JS_FUNCTIONS: Final = frozenset(
         "generator_function",
         "arrow_function",
         "method_definition",
+        # signatures bind their parameters too (overloads, interfaces, .d.ts, function types)
+        "function_signature",
+        "method_signature",
+        "abstract_method_signature",
+        "call_signature",
+        "construct_signature",
+        "function_type",
+        "constructor_type",
     }
 )
 _JS_SCOPES: Final = frozenset(
@@ -116,7 +125,10 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
             judged += (JudgedReference(ref, _unjudged(target, path)) for ref in group)
             continue
         imported = ast is not None and any(info.name == name for info in ast.imports)
-        judge = _FileJudge(store, path, "\n".join(data.lines), language or "", target, imported)
+        modules = _python_modules(ast) if ast is not None and language == "python" else set()
+        judge = _FileJudge(
+            store, path, "\n".join(data.lines), language or "", target, imported, modules
+        )
         judged += judge.judge(group)
     judged.sort(key=lambda item: (item.reference.path, item.reference.line, item.reference.column))
     return judged
@@ -131,6 +143,22 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
     )
 
 
+def _python_modules(ast: FileAST) -> set[str]:
+    """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
+    when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
+    names: set[str] = set()
+    for info in ast.imports:
+        if info.imported == "":
+            names.add(info.name.split(".", 1)[0])
+        elif info.imported and info.resolved:
+            module = "/" + info.resolved.removesuffix(".py").removesuffix("/__init__")
+            source = "/" + info.from_.lstrip(".").replace(".", "/")
+            # `from django.core.cache import cache` resolves to the package itself: an object
+            if module.endswith("/" + info.imported) and not module.endswith(source):
+                names.add(info.name)
+    return names
+
+
 def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
@@ -139,7 +167,14 @@ class _FileJudge:
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
-        self, store: Store, path: str, text: str, language: str, target: _Target, imported: bool
+        self,
+        store: Store,
+        path: str,
+        text: str,
+        language: str,
+        target: _Target,
+        imported: bool,
+        python_modules: set[str],
     ) -> None:
         from ipuaro.index.parsers import parse_tree
 
@@ -151,7 +186,13 @@ class _FileJudge:
         self.root = parse_tree(path, text).root_node
         self.data = text.encode("utf-8", "surrogatepass")
         self.bound_here = path in target.module_level or imported
-        self.namespaces = self._namespaces()
+        self.namespaces = python_modules if language == "python" else self._namespaces()
+        self.local_namespaces = {
+            self._text(named)
+            for node in self._top_level()
+            if node.type in ("internal_module", "module")
+            and (named := node.child_by_field_name("name")) is not None
+        }
         self.aliases: set[str] = set()
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
         """Names each scope node binds, by (start, end, kind): computed once per scope."""
@@ -199,8 +240,11 @@ class _FileJudge:
 
     def _member(self, obj: Node | None) -> _Verdict:
         """A property/attribute name accessed on ``obj``."""
-        if obj is not None and obj.type == "identifier" and self._text(obj) in self.namespaces:
-            return "exact"
+        if obj is not None and obj.type == "identifier":
+            if self._text(obj) in self.namespaces:
+                return "exact"
+            if self.path in self.target.module_level and self._text(obj) in self.local_namespaces:
+                return "exact"  # a namespace declared in the file that defines the symbol
         return "name-only" if self.target.member else "drop"
 
     def _javascript(self, node: Node) -> _Verdict:
@@ -214,6 +258,10 @@ class _FileJudge:
             return "name-only" if self.target.member else "drop"  # a member's own name, a key
         if kind == "shorthand_property_identifier_pattern":
             return "drop" if self._in_local_scope(node) else self._settled()
+        if parent.type == "nested_type_identifier" and parent.child_by_field_name("name") == node:
+            return self._member(parent.child_by_field_name("module"))  # Namespace.Type
+        if self.target.name in self.namespaces:
+            return "drop"  # `import * as X`: here X is a module, not the symbol
         if parent.type in _JS_IMPORTS:
             alias = parent.child_by_field_name("alias")
             if alias is not None and alias is not node and parent.type == "import_specifier":
@@ -455,19 +503,25 @@ class _FileJudge:
                     self._python_targets(left, names)
         return names
 
+    def _top_level(self) -> list[Node]:
+        """Module-level statements, ``export``/``declare`` unwrapped."""
+        found: list[Node] = []
+        for child in self.root.named_children:
+            while child.type in ("export_statement", "ambient_declaration", "expression_statement"):
+                inner = child.child_by_field_name("declaration") or (
+                    child.named_children[0] if child.named_children else None
+                )
+                if inner is None:
+                    break
+                child = inner
+            found.append(child)
+        return found
+
     # --- imports -----------------------------------------------------------------------------
     def _namespaces(self) -> set[str]:
         """Local names bound to a whole module: ``import * as ns``, ``import ns from``,
-        ``const ns = require()`` (JS); ``import m``, ``from p import m`` (Python)."""
+        ``const ns = require()`` (Python's come from the resolved imports)."""
         names: set[str] = set()
-        if self.language == "python":
-            for child in self.root.named_children:
-                if child.type in ("import_statement", "import_from_statement"):
-                    for imported in child.children_by_field_name("name"):
-                        alias = imported.child_by_field_name("alias")
-                        text = self._text(alias or imported)
-                        names.add(text.split(".", 1)[0])
-            return names
         for child in self.root.named_children:
             if child.type == "import_statement":
                 for clause in child.named_children:

@@ -30,6 +30,7 @@ Decisions (details in the module that implements each):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -91,7 +92,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
     Raises UnsupportedLanguageError when ``language_for(path)`` is None; never raises because of
     what the source contains.
     """
-    language = _language_or_raise(path)
+    language = _header_language(_language_or_raise(path), path, text)
     if language == "yaml" and _data.yaml_grammar_unsafe(text):
         keys, todos = _data.yaml_by_lines(text)
         ast = FileAST(keys=keys, todos=todos, language=language, parse_error=True)
@@ -149,7 +150,7 @@ def parse_source(path: str, text: str) -> ParsedFile:
 def parse_tree(path: str, text: str) -> tree_sitter.Tree:
     """The syntax tree of ``text`` as ``parse_source`` sees it (newer TypeScript masked), for
     readers that need the nodes themselves (the reference judge)."""
-    language = _language_or_raise(path)
+    language = _header_language(_language_or_raise(path), path, text)
     data = Source(text).data
     if language in _MODERN_TS:
         return _ts_syntax.parse(parser(language), data)
@@ -162,6 +163,20 @@ def parse_tree_only(path: str, text: str) -> None:
     if language == "yaml" and _data.yaml_grammar_unsafe(text):
         return  # the grammar would crash on it; parse_source reads it line by line
     parser(language).parse(text.encode("utf-8", "surrogatepass"))
+
+
+_CPP_HEADER = re.compile(rb"^\s*(?:class|namespace|template\s*<|public:|private:)|\w::\w", re.M)
+
+
+def _header_language(language: str, path: str, text: str) -> str:
+    """``.h`` is C unless its text is C++ (a class, namespace, template or ``::``)."""
+    if (
+        language == "c"
+        and path.endswith(".h")
+        and _CPP_HEADER.search(text.encode("utf-8", "replace"))
+    ):
+        return "cpp"
+    return language
 
 
 def _language_or_raise(path: str) -> str:
