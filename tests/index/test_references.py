@@ -144,3 +144,20 @@ def test_files_without_a_judge_are_name_only_unless_they_define_it(
     write(root, "b.go", "package a\n\nfunc use() { Run() }\n")
     make_indexer(root, store).index(workers=1)
     assert _judged(store, "Run") == {("a.go", 3, "Run"): "exact", ("b.go", 3, "Run"): "name-only"}
+
+
+def test_namespace_members_in_types(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "project"
+    write(root, "src/Time.ts", "export interface Time { at: number }\nexport type Input = Time;\n")
+    write(
+        root,
+        "src/use.ts",
+        'import * as Time from "./Time";\n'
+        "export const f = (t: Time.Time, u: Outer.Time.Input): Time.Input => t;\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    assert _judged(store, "Time") == {
+        ("src/Time.ts", 1, "Time"): "exact",
+        ("src/Time.ts", 2, "Time"): "exact",
+        ("src/use.ts", 2, "Time"): "exact",  # Time.Time: the interface through the namespace
+    }

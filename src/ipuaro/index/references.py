@@ -253,7 +253,7 @@ class _FileJudge:
         if parent is None:
             return self._settled()
         if kind in _JS_PROPERTY:
-            if parent.type == "member_expression":
+            if parent.type in ("member_expression", "nested_identifier"):
                 return self._member(parent.child_by_field_name("object"))
             return "name-only" if self.target.member else "drop"  # a member's own name, a key
         if kind == "shorthand_property_identifier_pattern":
