@@ -113,10 +113,12 @@ def ts_truth(root: Path, typescript: Path, store: Any, queries: list[Any]) -> li
 def py_truth(root: Path, queries: list[Any]) -> list[set[Place]]:
     import jedi
     import jedi.inference.references as jedi_references
+    import parso.cache
 
     # jedi stops looking after 30 parsed / 2,000 opened files: a truth must not stop early
     jedi_references._PARSED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
     jedi_references._OPENED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
+    parso.cache._CACHED_SIZE_TRIGGER = 10**9  # its collection drops trees jedi still reads
     project = jedi.Project(root)
     truths = []
     for group in queries:

@@ -19,11 +19,13 @@ add the uses of ``b`` in that file.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import tree_sitter
 from tree_sitter import Node
 
 from ipuaro.domain.files import FileAST
@@ -143,6 +145,15 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
     )
 
 
+@functools.lru_cache(maxsize=32)
+def _tree(path: str, text: str) -> tree_sitter.Tree:
+    """Parsed trees of recent files (an agent asks about names in the same files again and
+    again; a TypeScript file with newer syntax costs two or three parses). Immutable."""
+    from ipuaro.index.parsers import parse_tree
+
+    return parse_tree(path, text)
+
+
 def _python_modules(ast: FileAST) -> set[str]:
     """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
     when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
@@ -176,14 +187,12 @@ class _FileJudge:
         imported: bool,
         python_modules: set[str],
     ) -> None:
-        from ipuaro.index.parsers import parse_tree
-
         self.store = store
         self.path = path
         self.lines = text.split("\n")
         self.language = language
         self.target = target
-        self.root = parse_tree(path, text).root_node
+        self.root = _tree(path, text).root_node
         self.data = text.encode("utf-8", "surrogatepass")
         self.bound_here = path in target.module_level or imported
         self.namespaces = python_modules if language == "python" else self._namespaces()
