@@ -31,6 +31,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 TS_LANGUAGES = ("typescript", "tsx")
 Place = tuple[str, int]
+NOT_BY_NAME = frozenset({"constructor", "__init__"})
+"""Names whose references are not written with the name (``new X()``, ``super()``, ``X()``):
+the language service counts those, a name lookup cannot."""
 
 
 def fetch() -> dict[str, Path]:
@@ -62,6 +65,7 @@ def sample(store: Any, languages: tuple[str, ...], size: int) -> list[str]:
         name
         for name in store.symbol_names()
         if len(name) > 2
+        and name not in NOT_BY_NAME
         and any(language_for(d.path) in languages for d in store.find_definitions(name))
     )
     step = max(1, len(names) // size)

@@ -128,6 +128,8 @@ def parse_source(path: str, text: str) -> ParsedFile:
         )
     if reader not in ("json", "yaml"):
         references = _bulk.references(source, found.get("reference", []))
+        if reader == "typescript":
+            _bulk.jsdoc_references(source, found.get("comment", []), references)
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
     ast = FileAST(
