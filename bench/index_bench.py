@@ -169,7 +169,7 @@ def _pick_target(root: Path, store: Any) -> str:
     code = [
         (len(meta.dependents), path)
         for path, meta in metas.items()
-        if meta.file_type in ("typescript", "javascript", "python")
+        if meta.file_type not in ("text", "binary", "symlink", "json", "yaml")
     ]
     code.sort(reverse=True)
     top: list[str] = [path for _, path in code[: max(10, len(code) // 20)]]
@@ -178,7 +178,7 @@ def _pick_target(root: Path, store: Any) -> str:
 
 
 def _marker(path: str, number: int) -> bytes:
-    comment = "#" if path.endswith(".py") else "//"
+    comment = "#" if path.endswith((".py", ".rb", ".sh")) else "//"
     return f"\n{comment} bench save {number}\n".encode()
 
 
