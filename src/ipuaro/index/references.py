@@ -248,7 +248,13 @@ class _FileJudge:
         return "exact" if self.bound_here else "name-only"
 
     def _member(self, obj: Node | None) -> _Verdict:
-        """A property/attribute name accessed on ``obj``."""
+        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module)."""
+        while obj is not None and obj.type in (
+            "attribute",
+            "member_expression",
+            "nested_identifier",
+        ):
+            obj = obj.child_by_field_name("object")
         if obj is not None and obj.type == "identifier":
             if self._text(obj) in self.namespaces:
                 return "exact"
