@@ -14,7 +14,11 @@ from ipuaro.store.naming import project_id
 
 StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
 MODEL = "qwen2.5-coder:7b-instruct"
-GRAMMARS = ("typescript", "tsx", "javascript", "python", "json", "yaml")
+GRAMMARS = (
+    *("typescript", "tsx", "javascript", "python", "json", "yaml"),
+    *("go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php", "kotlin", "swift", "scala"),
+    *("lua", "bash"),
+)
 
 
 def how_to_start(url: str) -> str:

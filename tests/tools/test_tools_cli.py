@@ -160,7 +160,7 @@ def test_edit_with_yes_applies_and_undo_stack_persists(tmp_path: Path, app: Path
     assert payload(again)["details"]["data"]["matches"][0]["path"] == "README.md"
 
 
-@pytest.mark.corpus
+@pytest.mark.corpora
 def test_find_references_on_rxjs(tmp_path: Path) -> None:
     if not RXJS.is_dir():
         pytest.fail(f"the rxjs corpus is not at {RXJS}; fetch it (bench/README.md, Corpora)")
@@ -170,7 +170,7 @@ def test_find_references_on_rxjs(tmp_path: Path) -> None:
     refs = result["details"]["data"]["references"]
     assert result["details"]["data"]["total"] >= 20
     for ref in refs[:20]:
-        assert set(ref) == {"path", "line", "column"}
+        assert set(ref) == {"path", "line", "column", "confidence"}
         line = (RXJS / ref["path"]).read_text(encoding="utf-8").splitlines()[ref["line"] - 1]
         assert line[ref["column"] - 1 :].startswith("mergeMap"), (ref, line)
     assert any(r["path"] == "src/internal/operators/mergeMap.ts" for r in refs)
