@@ -332,6 +332,7 @@ async def run_headless(
                 session_id=options.session_id,
                 new_session=options.new_session,
                 unattended=True,
+                prompt=options.prompt or None,
             ),
         )
     except OpenError as error:

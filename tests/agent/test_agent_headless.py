@@ -418,3 +418,79 @@ def test_model_server_flags_reach_the_run(
     assert [r.path for r in model_server.requests][-1] == "/v1/chat/completions"
     refused = run(project, env, "-p", "hi", "--context-window", "100")
     assert refused.returncode == 2 and "--context-window" in refused.stderr
+
+
+def test_a_run_killed_in_its_first_second_keeps_the_prompt(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """SIGKILL 0.3 s after the session appears (indexing a large project, before any chat
+    request): the session lists the prompt, and resuming sends it once, not twice."""
+    bulk = project / "bulk"
+    bulk.mkdir()
+    body = "".join(f"def f{i}(a):\n    return a + {i}\n\n" for i in range(40))
+    for i in range(1000):
+        (bulk / f"m{i}.py").write_text(body)
+    env = run_env(tmp_path, model_server)
+    model = ScriptedModel([ScriptedReply(text="never reached")])
+    model_server.responder = model
+    process = subprocess.Popen(
+        ipuaro(project, env, "-p", "rename the cart total", "--output", "json"),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=project,
+    )
+    database = next_database(tmp_path / "data", process)
+    try:
+        deadline = time.monotonic() + 60
+        while not sessions_in(database) and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.01)
+        time.sleep(0.3)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    assert model.bodies == [], "the kill came after the first chat request; no test of the gap"
+    listed = subprocess.run(
+        [sys.executable, "-m", "ipuaro", "sessions", "list", "--project", str(project), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    sessions = json.loads(listed.stdout)
+    assert len(sessions) == 1 and "rename the cart total" in json.dumps(sessions), sessions
+
+    resumed = ScriptedModel([ScriptedReply(text="done")])
+    model_server.responder = resumed
+    session_id = sessions[0]["id"]
+    done = run(
+        project, env, "--session", session_id, "-p", "rename the cart total", "--output", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    contents = [str(m.get("content")) for m in resumed.bodies[0]["messages"]]
+    assert contents.count("rename the cart total") == 1
+
+
+def next_database(data: Path, process: subprocess.Popen[bytes]) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = list(data.glob("*.db"))
+        if found:
+            return found[0]
+        assert process.poll() is None, "ipuaro run ended before creating its store"
+        time.sleep(0.01)
+    raise AssertionError("no store database appeared")
+
+
+def sessions_in(database: Path) -> int:
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0

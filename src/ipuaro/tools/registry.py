@@ -17,6 +17,7 @@ from ipuaro.domain import ToolResult
 from ipuaro.store.protocol import StoreError
 from ipuaro.tools.arguments import (
     TOOL_ALIASES,
+    argument_problem,
     describe_errors,
     model_schema,
     normalise_arguments,
@@ -197,6 +198,12 @@ class ToolRegistry:
                 f"{type(arguments).__name__}. Expected: {schema_hint(tool.name, tool.args_model)}"
             )
         path_fields: tuple[str, ...] = getattr(tool, "path_fields", ())
+        problem = argument_problem(arguments, path_fields)
+        if problem is not None:
+            return ToolOutcome.fail(
+                f"Invalid arguments for {tool.name}: {problem}. "
+                f"Expected: {schema_hint(tool.name, tool.args_model)}"
+            )
         try:
             args = tool.args_model.model_validate(
                 normalise_arguments(arguments, tool.args_model, path_fields)
