@@ -6,7 +6,8 @@ Not a test. Run by hand (takes minutes)::
     .venv/bin/python bench/index_bench.py three=/path/to/three/package --skip-aider
 
 Corpora default to the ``name=root`` lines printed by ``/work/shared/bench/fetch-corpora.sh``
-(three@0.160.0 and rxjs@7.8.1 package roots, the django 5.0.6 sdist root). Every index runs in a
+(three@0.160.0 and rxjs@7.8.1 package roots, the django 5.0.6 sdist root); ``--languages`` takes
+the Go, Rust, Java, C, C++ and Ruby corpora of ``bench/fetch-lang-corpora.sh``. Every index runs in a
 fresh subprocess with ``IPUARO_DATA_DIR`` in a temporary folder; peak RSS is the largest
 ``ru_maxrss`` of that process and its pool processes. The parse-only floor parses the same file
 list with ``parse_tree_only`` (no extraction, no store), in one process and in a pool of the same
@@ -32,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 FETCH_SCRIPT = Path("/work/shared/bench/fetch-corpora.sh")
+LANG_FETCH_SCRIPT = Path(__file__).resolve().parent / "fetch-lang-corpora.sh"
+"""One real corpus per language family read from per-language queries (``--languages``)."""
 AIDER_VENV = Path(os.environ.get("AIDER_VENV", Path.home() / ".cache" / "ipuaro-aider-venv"))
 DEFAULT_CORPORA = ("three", "rxjs", "django")
 
@@ -166,7 +169,7 @@ def _pick_target(root: Path, store: Any) -> str:
     code = [
         (len(meta.dependents), path)
         for path, meta in metas.items()
-        if meta.file_type in ("typescript", "javascript", "python")
+        if meta.file_type not in ("text", "binary", "symlink", "json", "yaml")
     ]
     code.sort(reverse=True)
     top: list[str] = [path for _, path in code[: max(10, len(code) // 20)]]
@@ -175,7 +178,7 @@ def _pick_target(root: Path, store: Any) -> str:
 
 
 def _marker(path: str, number: int) -> bytes:
-    comment = "#" if path.endswith(".py") else "//"
+    comment = "#" if path.endswith((".py", ".rb", ".sh")) else "//"
     return f"\n{comment} bench save {number}\n".encode()
 
 
@@ -249,8 +252,8 @@ def spawn(mode: str, *args: str, data_dir: Path) -> dict[str, Any]:
     return result
 
 
-def fetch_corpora() -> dict[str, Path]:
-    done = subprocess.run(["bash", str(FETCH_SCRIPT)], capture_output=True, text=True, check=True)
+def fetch_corpora(script: Path = FETCH_SCRIPT) -> dict[str, Path]:
+    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
     roots: dict[str, Path] = {}
     for line in done.stdout.splitlines():
         name, sep, root = line.partition("=")
@@ -336,12 +339,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="*", help="name=root pairs (default: fetch-corpora.sh)")
     parser.add_argument("--skip-aider", action="store_true", help="do not run aider's repo map")
+    parser.add_argument(
+        "--languages",
+        action="store_true",
+        help="the Go/Rust/Java/C/C++/Ruby corpora of fetch-lang-corpora.sh instead",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--saves", type=int, default=20, help="watcher saves to time")
     parser.add_argument("--json", dest="json_out", type=Path, help="also write rows as JSON")
     args = parser.parse_args(argv)
     if args.corpora:
         roots = {n: Path(r) for n, _, r in (c.partition("=") for c in args.corpora)}
+    elif args.languages:
+        roots = fetch_corpora(LANG_FETCH_SCRIPT)
     else:
         fetched = fetch_corpora()
         roots = {name: fetched[name] for name in DEFAULT_CORPORA if name in fetched}

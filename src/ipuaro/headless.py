@@ -1,12 +1,14 @@
 """``ipuaro run -p "…"``: the agent without a terminal UI, for scripts and CI.
 
 It never waits for input. Edits are applied only with ``--auto-apply``; commands the policy
-would ask about run only with ``--allow-commands``; anything else that needs a human is refused
-and ends the run with exit code 3, naming the flag that would allow it. Errors are answered by
-``--on-error`` (default abort); a loop is stopped.
+would ask about run only with ``--allow-commands``; anything else that needs a human is refused.
+A refusal is information, not the end: the model gets it as the tool's result ("refused:
+REASON; choose another way or finish") and goes on; the result lists every refusal with the
+flag that would have allowed it. Errors are answered by ``--on-error`` (default abort); a loop
+is stopped.
 
-Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused by policy · 4 a limit
-(``--max-turns``, the loop guard).
+Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused: the run ended without
+an answer because of refusals · 4 a limit (``--max-turns``, the loop guard).
 """
 
 from __future__ import annotations
@@ -211,14 +213,26 @@ class Printer:
             self.err.write(f"ipuaro: stopped ({result['reason']}): {result['detail']}\n")
 
 
+def final_reason(end: AgentEnd, report: RunReport) -> tuple[EndReason, str | None]:
+    """``refused`` only when the run ended without an answer because of refusals: no answer
+    at all, or stopped by a limit (the model kept trying what was refused)."""
+    if report.refusals and (
+        (end.reason == "done" and not end.answer.strip()) or end.reason == "limit"
+    ):
+        detail = "; ".join(report.refusals)
+        return "refused", f"ended without an answer after refusals: {detail}"
+    return end.reason, end.detail
+
+
 def result_payload(
     end: AgentEnd, session_id: str, model: str, window: int, report: RunReport
 ) -> dict[str, Any]:
+    reason, detail = final_reason(end, report)
     return {
         "answer": end.answer,
-        "reason": end.reason,
-        "exitCode": EXIT_CODES[end.reason],
-        "detail": end.detail,
+        "reason": reason,
+        "exitCode": EXIT_CODES[reason],
+        "detail": detail,
         "sessionId": session_id,
         "model": model,
         "contextWindow": window,
@@ -229,6 +243,7 @@ def result_payload(
             "toolCalls": end.stats.tool_calls,
         },
         "changes": list(end.changes),
+        "refusalCount": len(report.refusals),
         "refusals": report.refusals,
         "toolErrors": report.tool_errors,
     }
@@ -248,16 +263,16 @@ def _hint(event: ToolCallEnd) -> str:
     return ""
 
 
-def _refusal_watcher(
-    report: RunReport, stop: Callable[[EndReason, str], None]
-) -> Callable[[Event], None]:
+def _refusal_watcher(report: RunReport) -> Callable[[Event], None]:
+    """Counts refusals and tool errors for the result; the run goes on (the model read the
+    refusal as the tool's result)."""
+
     def watch(event: Event) -> None:
         if not isinstance(event, ToolCallEnd) or event.result.success:
             return
         message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
         if event.result.refused:
-            report.refusals.append(f"{event.call.name}: {message}")
-            stop("refused", f"{event.call.name} was refused by policy: {message}{_hint(event)}")
+            report.refusals.append(f"{event.call.name}: {message}{_hint(event)}")
         else:
             report.tool_errors.append(f"{event.call.name}: {message}")
 
@@ -282,6 +297,7 @@ def _failed_before_start(
                 "contextWindow": None,
                 "stats": {"timeMs": 0, "tokensIn": 0, "tokensOut": 0, "toolCalls": 0},
                 "changes": [],
+                "refusalCount": 0,
                 "refusals": [],
                 "toolErrors": [],
             }
@@ -316,6 +332,7 @@ async def run_headless(
                 session_id=options.session_id,
                 new_session=options.new_session,
                 unattended=True,
+                prompt=options.prompt or None,
             ),
         )
     except OpenError as error:
@@ -331,11 +348,12 @@ async def run_headless(
         report = RunReport()
         printer = Printer(options.output, out, err)
         workspace.subscribe(printer)
-        workspace.subscribe(_refusal_watcher(report, workspace.request_stop))
+        workspace.subscribe(_refusal_watcher(report))
         end = await _run(workspace, options, err)
         window = workspace.window.tokens
-        printer.final(result_payload(end, workspace.session_id, workspace.model, window, report))
-        return EXIT_CODES[end.reason]
+        payload = result_payload(end, workspace.session_id, workspace.model, window, report)
+        printer.final(payload)
+        return int(payload["exitCode"])
     finally:
         await workspace.aclose()
 
@@ -353,7 +371,7 @@ async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> A
             answer="",
             reason="error",
             stats=MessageStats(),
-            detail="there is no answer to evaluate yet (pass -p, or --session with an answer)",
+            detail="there is no answer to evaluate yet (pass -p, or --resume a session with one)",
         )
     err.write(evaluation.evidence() + "\n")
     return await workspace.send(evaluation.prompt)

@@ -27,10 +27,10 @@ def test_larger_window_does_not_grow_the_structure_share() -> None:
     assert budget.structure_tokens == 10_000
 
 
-def test_tiny_window_caps_fixed_parts_to_an_eighth() -> None:
-    budget = ContextBudget.from_config(ContextConfig(), 2048)
-    assert budget.structure_tokens == 256
-    assert budget.system_tokens == 256
+def test_tiny_window_caps_the_summary_to_its_share_and_the_prompt_to_an_eighth() -> None:
+    budget = ContextBudget.from_config(ContextConfig(), 1024)
+    assert budget.structure_tokens == 256  # context.structureShare: 25 %
+    assert budget.system_tokens == 128
     assert budget.structure_tokens < MIN_STRUCTURE_TOKENS  # the cap beats the floor
 
 

@@ -76,26 +76,59 @@ def test_json_output_has_the_answer_and_stats(
     assert result["model"] == "qwen2.5-coder:7b-instruct" and result["contextWindow"] == 32768
 
 
-def test_an_edit_without_auto_apply_is_refused_with_exit_3(
+def test_a_refused_edit_goes_back_to_the_model_and_the_run_finishes_with_exit_0(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    pricing = project / "shop" / "pricing.py"
+    before = pricing.read_text(encoding="utf-8")
+    seen: list[str] = []
+
+    def answer(body: dict[str, Any]) -> ScriptedReply:
+        seen.append(tool_outputs(body)[-1])
+        return ScriptedReply(text="I cannot edit in this run; the change is: add a comment.")
+
+    model_server.responder = ScriptedModel(
+        [call("replace", path="shop/pricing.py", old=ORIGINAL, new=CHANGED), answer]
+    )
+    done = run(
+        project, run_env(tmp_path, model_server), "-p", "comment the rounding", "--output", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["reason"] == "done" and result["exitCode"] == 0
+    assert result["answer"].startswith("I cannot edit in this run")
+    assert result["refusalCount"] == 1
+    assert result["refusals"][0].startswith("replace: ")
+    # One hint, for the flag that applies: not `ipuaro tool`'s --yes, not --allow-commands.
+    assert result["refusals"][0].endswith("(allow edits with --auto-apply)")
+    assert "--yes" not in result["refusals"][0]
+    assert seen[0].startswith("refused: ") and seen[0].endswith("choose another way or finish")
+    assert pricing.read_text(encoding="utf-8") == before
+    assert len(model_server.chat_requests()) == 2  # the model was asked again
+
+
+def test_a_run_left_without_an_answer_by_refusals_exits_3(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
     pricing = project / "shop" / "pricing.py"
     before = pricing.read_text(encoding="utf-8")
     model_server.responder = ScriptedModel(
-        [call("replace", path="shop/pricing.py", old=ORIGINAL, new=CHANGED)]
+        [
+            call("replace", path="shop/pricing.py", old=ORIGINAL, new=f"{CHANGED} {n}")
+            for n in range(5)
+        ]
     )
     done = run(
-        project, run_env(tmp_path, model_server), "-p", "comment the rounding", "--output", "json"
+        project,
+        run_env(tmp_path, model_server),
+        *("-p", "comment the rounding", "--output", "json", "--max-turns", "2"),
     )
     assert done.returncode == 3, done.stderr
     result = json.loads(done.stdout)
-    assert result["reason"] == "refused"
+    assert result["reason"] == "refused" and result["refusalCount"] == 2
+    assert result["answer"] == ""
     assert "--auto-apply" in result["detail"]
-    # One hint, for the flag that applies: not `ipuaro tool`'s --yes, not --allow-commands.
-    assert "--yes" not in result["detail"] and "--allow-commands" not in result["detail"]
-    assert result["refusals"] and result["refusals"][0].startswith("replace")
     assert pricing.read_text(encoding="utf-8") == before
-    assert len(model_server.chat_requests()) == 1  # the run stopped instead of asking again
 
 
 def test_auto_apply_edits_and_lists_the_change(
@@ -324,8 +357,10 @@ def test_unknown_commands_need_allow_commands(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
     env = run_env(tmp_path, model_server)
-    model_server.responder = ScriptedModel([call("run_command", command="mytool --version")])
-    refused = run(project, env, "-p", "run mytool", "--output", "json")
+    model_server.responder = ScriptedModel(
+        [call("run_command", command=f"mytool --version {n}") for n in range(5)]
+    )
+    refused = run(project, env, "-p", "run mytool", "--output", "json", "--max-turns", "2")
     assert refused.returncode == 3, refused.stderr
     assert "--allow-commands" in json.loads(refused.stdout)["detail"]
     model_server.responder = ScriptedModel(
@@ -383,3 +418,79 @@ def test_model_server_flags_reach_the_run(
     assert [r.path for r in model_server.requests][-1] == "/v1/chat/completions"
     refused = run(project, env, "-p", "hi", "--context-window", "100")
     assert refused.returncode == 2 and "--context-window" in refused.stderr
+
+
+def test_a_run_killed_in_its_first_second_keeps_the_prompt(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """SIGKILL 0.3 s after the session appears (indexing a large project, before any chat
+    request): the session lists the prompt, and resuming sends it once, not twice."""
+    bulk = project / "bulk"
+    bulk.mkdir()
+    body = "".join(f"def f{i}(a):\n    return a + {i}\n\n" for i in range(40))
+    for i in range(1000):
+        (bulk / f"m{i}.py").write_text(body)
+    env = run_env(tmp_path, model_server)
+    model = ScriptedModel([ScriptedReply(text="never reached")])
+    model_server.responder = model
+    process = subprocess.Popen(
+        ipuaro(project, env, "-p", "rename the cart total", "--output", "json"),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=project,
+    )
+    database = next_database(tmp_path / "data", process)
+    try:
+        deadline = time.monotonic() + 60
+        while not sessions_in(database) and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.01)
+        time.sleep(0.3)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    assert model.bodies == [], "the kill came after the first chat request; no test of the gap"
+    listed = subprocess.run(
+        [sys.executable, "-m", "ipuaro", "sessions", "list", "--project", str(project), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    sessions = json.loads(listed.stdout)
+    assert len(sessions) == 1 and "rename the cart total" in json.dumps(sessions), sessions
+
+    resumed = ScriptedModel([ScriptedReply(text="done")])
+    model_server.responder = resumed
+    session_id = sessions[0]["id"]
+    done = run(
+        project, env, "--session", session_id, "-p", "rename the cart total", "--output", "json"
+    )
+    assert done.returncode == 0, done.stderr
+    contents = [str(m.get("content")) for m in resumed.bodies[0]["messages"]]
+    assert contents.count("rename the cart total") == 1
+
+
+def next_database(data: Path, process: subprocess.Popen[bytes]) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = list(data.glob("*.db"))
+        if found:
+            return found[0]
+        assert process.poll() is None, "ipuaro run ended before creating its store"
+        time.sleep(0.01)
+    raise AssertionError("no store database appeared")
+
+
+def sessions_in(database: Path) -> int:
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0

@@ -14,7 +14,11 @@ from ipuaro.store.naming import project_id
 
 StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
 MODEL = "qwen2.5-coder:7b-instruct"
-GRAMMARS = ("typescript", "tsx", "javascript", "python", "json", "yaml")
+GRAMMARS = (
+    *("typescript", "tsx", "javascript", "python", "json", "yaml"),
+    *("go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php", "kotlin", "swift", "scala"),
+    *("lua", "bash"),
+)
 
 
 def how_to_start(url: str) -> str:
@@ -172,7 +176,10 @@ def test_existing_sqlite_database_is_writable(
         IPUARO_LLM__BASE_URL=closed_port_url,
         IPUARO_STORE__PATH=str(database),
     )
-    assert lines_by_check(result)["store"] == f"✓ store: SQLite {database} (writable)"
+    assert (
+        lines_by_check(result)["store"]
+        == f"✓ store: SQLite {database} (writable, integrity checked)"
+    )
 
 
 def test_sqlite_parent_that_is_a_file_cannot_be_created(

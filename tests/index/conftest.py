@@ -56,3 +56,14 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
 
 def make_indexer(root: Path, store: Store, config: Config | None = None) -> Indexer:
     return Indexer(root, config or Config(), store)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``corpora`` tests run only when asked for with ``-m corpora``: they read pinned libraries
+    fetched by bench/fetch-ts-corpora.sh and run node (the TypeScript compiler as judge)."""
+    if "corpora" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="corpora lane: run with -m corpora")
+    for item in items:
+        if "corpora" in item.keywords:
+            item.add_marker(skip)

@@ -150,4 +150,5 @@ async def test_cancel_while_waiting_to_retry(model_server: ModelStubServer) -> N
             started = time.monotonic()
     await client.aclose()
     assert failed(events).error.kind == "cancelled"
-    assert time.monotonic() - started < 0.2
+    # The retry delay is 30 s; a loaded machine still answers well within 2 s.
+    assert time.monotonic() - started < 2.0

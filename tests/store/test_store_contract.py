@@ -379,6 +379,25 @@ def test_undo_push_pop_limit_and_a_separate_redo_stack(store: AnyStore) -> None:
     assert store.list_undo("other") == [undo_entry(200)]
 
 
+def test_settle_undo_confirms_and_drops_pending_entries_by_id(store: AnyStore) -> None:
+    pending = [undo_entry(n).model_copy(update={"pending": 4242}) for n in range(1, 5)]
+    for entry in pending:
+        store.push_undo("s1", entry, limit=10)
+    store.push_undo("s1", undo_entry(9), limit=10, stack="redo")
+    store.settle_undo("s1", confirmed=["u2", "u4"], dropped=["u1", "u9"])
+
+    assert [(e.id, e.pending) for e in store.list_undo("s1")] == [
+        ("u2", None),
+        ("u3", 4242),
+        ("u4", None),
+    ]
+    assert store.list_undo("s1")[0] == undo_entry(2)  # nothing but the mark changed
+    assert store.list_undo("s1", "redo") == [undo_entry(9)]  # the redo stack is not touched
+    store.settle_undo("s1", confirmed=[], dropped=[])
+    store.push_undo("s1", undo_entry(5), limit=10)
+    assert [e.id for e in store.list_undo("s1")] == ["u2", "u3", "u4", "u5"]
+
+
 def test_a_smaller_limit_trims_the_oldest_entries(store: AnyStore) -> None:
     for n in range(6):
         store.push_undo("s1", undo_entry(n), limit=10)

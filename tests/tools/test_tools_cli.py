@@ -14,7 +14,11 @@ import pytest
 
 from .conftest import FIXTURE, GIT_IDENTITY, git
 
-RXJS = Path("/root/.cache/ipuaro-corpora/rxjs/package")
+RXJS = (
+    Path(os.environ.get("IPUARO_CORPORA", Path.home() / ".cache" / "ipuaro-corpora"))
+    / "rxjs"
+    / "package"
+)
 
 
 def run_tool(
@@ -156,15 +160,17 @@ def test_edit_with_yes_applies_and_undo_stack_persists(tmp_path: Path, app: Path
     assert payload(again)["details"]["data"]["matches"][0]["path"] == "README.md"
 
 
-@pytest.mark.skipif(not RXJS.is_dir(), reason="the rxjs corpus is not downloaded")
+@pytest.mark.corpora
 def test_find_references_on_rxjs(tmp_path: Path) -> None:
+    if not RXJS.is_dir():
+        pytest.fail(f"the rxjs corpus is not at {RXJS}; fetch it (bench/README.md, Corpora)")
     done = run_tool(tmp_path, RXJS, "find_references", '{"symbol": "mergeMap"}', timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     result = payload(done)
     refs = result["details"]["data"]["references"]
     assert result["details"]["data"]["total"] >= 20
     for ref in refs[:20]:
-        assert set(ref) == {"path", "line", "column"}
+        assert set(ref) == {"path", "line", "column", "confidence"}
         line = (RXJS / ref["path"]).read_text(encoding="utf-8").splitlines()[ref["line"] - 1]
         assert line[ref["column"] - 1 :].startswith("mergeMap"), (ref, line)
     assert any(r["path"] == "src/internal/operators/mergeMap.ts" for r in refs)

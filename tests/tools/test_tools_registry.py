@@ -30,6 +30,7 @@ EXPECTED = {
     "run_command",
     "run_tests",
     "edit_lines",
+    "edit_symbol",
     "replace",
     "edit_file",
     "create_file",

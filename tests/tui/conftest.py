@@ -55,7 +55,10 @@ class StepClock:
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, timeout=60)
+    # The identity is given here, not taken from the machine: a test must not depend on a
+    # global git config (the tmux test calls copy_project without the environment fixture).
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, timeout=60, env=env)
 
 
 @pytest.fixture

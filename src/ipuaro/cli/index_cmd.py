@@ -174,6 +174,13 @@ def _print_summary(root: Path, summary: IndexRun) -> None:
         huge = summary.too_large_to_store
         shown = ", ".join(huge[:5]) + (f" (and {len(huge) - 5} more)" if len(huge) > 5 else "")
         click.echo(f"  kept as metadata only (above project.maxFileBytes): {shown}", err=True)
+    if summary.removed_temp_files:
+        click.echo(
+            f"  removed {len(summary.removed_temp_files)} temp file(s) left by an interrupted "
+            "write (the files they were meant for were never changed): "
+            + ", ".join(summary.removed_temp_files[:5]),
+            err=True,
+        )
     if summary.unreadable:
         shown = "; ".join(summary.unreadable[:5])
         more = f" (and {len(summary.unreadable) - 5} more)" if len(summary.unreadable) > 5 else ""

@@ -43,6 +43,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         fail(f"--args is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")
+    except RecursionError:
+        fail("--args nests lists or objects too deeply to read; no tool takes more than two levels")
     if not isinstance(value, dict):
         example = '{"path": "src/a.ts"}'
         fail(f"--args must be a JSON object like '{example}', got {type(value).__name__}")
@@ -89,9 +91,11 @@ def ensure_indexed(root: Path, config: Config, store: Store) -> Indexer:
 
 def named_paths(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     """The paths a call names, read as the tool will read them (``file_path`` → ``path``)."""
-    from ipuaro.tools.arguments import normalise_arguments
+    from ipuaro.tools.arguments import argument_problem, normalise_arguments
 
     fields: tuple[str, ...] = getattr(tool, "path_fields", ())
+    if argument_problem(arguments, fields) is not None:
+        return []  # the call itself is refused, naming the argument
     normalised = normalise_arguments(arguments, tool.args_model, fields)
     return [value for name in fields if isinstance(value := normalised.get(name), str) and value]
 
@@ -158,7 +162,8 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
     registry = ToolRegistry.default()
     tool = registry.get(name)
     if tool is None:
-        fail(f"unknown tool {name!r}; tools: {', '.join(t.name for t in registry.tools())}")
+        shown = name.encode("utf-8", "backslashreplace").decode("utf-8")  # bytes from argv
+        fail(f"unknown tool {shown!r}; tools: {', '.join(t.name for t in registry.tools())}")
     root, config = load_project(project)
     from ipuaro.store.factory import open_store
     from ipuaro.store.protocol import StoreError

@@ -114,6 +114,11 @@ class ContextConfig(Section):
     """Token budget of the system prompt."""
     structure_tokens: int = Field(10_000, ge=500)
     """Token budget of structure + AST summary at a 128K window (scaled to the real window)."""
+    structure_share: float = Field(0.25, gt=0, le=0.5)
+    """Largest share of the window the structure + AST summary may take (an 8K or 16K window
+    still leaves room to work)."""
+    keep_recent: int = Field(8, ge=2, le=100)
+    """Messages kept verbatim when the conversation is compacted (older ones are summarised)."""
     max_context_usage: float = Field(0.8, gt=0, le=1)
     """Fraction of the window the agent may fill."""
     auto_compress_at: float = Field(0.8, gt=0, le=1)

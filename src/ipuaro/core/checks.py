@@ -23,15 +23,19 @@ MODEL_SERVER_TIMEOUT = 3.0
 
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "http://localhost:8080/v1"}
 
-GRAMMARS: tuple[tuple[str, str, str, str], ...] = (
-    # (language, module, function returning the language pointer, pip package)
-    ("typescript", "tree_sitter_typescript", "language_typescript", "tree-sitter-typescript"),
-    ("tsx", "tree_sitter_typescript", "language_tsx", "tree-sitter-typescript"),
-    ("javascript", "tree_sitter_javascript", "language", "tree-sitter-javascript"),
-    ("python", "tree_sitter_python", "language", "tree-sitter-python"),
-    ("json", "tree_sitter_json", "language", "tree-sitter-json"),
-    ("yaml", "tree_sitter_yaml", "language", "tree-sitter-yaml"),
-)
+
+def grammars() -> tuple[tuple[str, str, str, str], ...]:
+    """(language, module, function returning the language pointer, pip package) for every
+    grammar the index loads, one row per distinct grammar (``jsx`` is read by ``javascript``).
+    Read when the doctor runs: the language table lives below the parsers' package."""
+    from ipuaro.index.parsers._languages import LANGUAGES
+
+    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    for name, spec in LANGUAGES.items():
+        rows.setdefault(
+            (spec.module, spec.function), (name, spec.module, spec.function, spec.package)
+        )
+    return tuple(rows.values())
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,10 @@ def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
 
 
 def sqlite_path(root: Path, config: Config) -> Path:
-    """The database file the SQLite backend uses for this project."""
-    from ipuaro.store.factory import sqlite_path as store_path
+    """The database file the SQLite backend uses for this project (the store's own rule)."""
+    from ipuaro.store.factory import sqlite_path as store_sqlite_path
 
-    return store_path(config, root)
+    return store_sqlite_path(config, root)
 
 
 def check_store(root: Path, config: Config) -> CheckResult:
@@ -101,7 +105,19 @@ def check_sqlite(path: Path) -> CheckResult:
                 ".bak), or set store.path elsewhere if the file is yours"
             )
             return CheckResult(name, False, f"SQLite file {path} cannot be opened ({error})", fix)
-        return CheckResult(name, True, f"SQLite {path} (writable)")
+        from ipuaro.store.sqlite_repair import REPAIR_HINT, check_integrity
+
+        integrity = check_integrity(path)
+        if integrity.damaged:
+            more = f" (+{len(integrity.problems) - 1} more)" if len(integrity.problems) > 1 else ""
+            return CheckResult(
+                name,
+                False,
+                f"SQLite file {path} is damaged: {integrity.problems[0]}{more}",
+                REPAIR_HINT,
+            )
+        checked = "integrity checked" if integrity.finished else "integrity check cut short"
+        return CheckResult(name, True, f"SQLite {path} (writable, {checked})")
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
@@ -174,8 +190,8 @@ def check_grammars() -> list[CheckResult]:
         from tree_sitter import Language
     except ImportError as error:
         fix = "pip install tree-sitter"
-        return [CheckResult(f"grammar {lang}", False, str(error), fix) for lang, *_ in GRAMMARS]
-    for language, module_name, function, package in GRAMMARS:
+        return [CheckResult(f"grammar {lang}", False, str(error), fix) for lang, *_ in grammars()]
+    for language, module_name, function, package in grammars():
         name = f"grammar {language}"
         try:
             module = importlib.import_module(module_name)

@@ -27,10 +27,12 @@ class IndexReport:
     deleted: int = 0
     parse_errors: int = 0
     skipped_non_utf8: int = 0
+    removed_temp_files: int = 0
+    """Temp files of writes killed before their rename, cleaned up by this run."""
 
     @property
     def changed(self) -> bool:
-        return bool(self.parsed or self.deleted)
+        return bool(self.parsed or self.deleted or self.removed_temp_files)
 
     def line(self) -> str:
         """``indexed 12 files · 3 parsed · 9 unchanged``."""
@@ -45,6 +47,8 @@ class IndexReport:
             parts.append(plural(self.parse_errors, "parse error"))
         if self.skipped_non_utf8:
             parts.append(f"{self.skipped_non_utf8:,} non-UTF-8 skipped")
+        if self.removed_temp_files:
+            parts.append(f"{plural(self.removed_temp_files, 'interrupted write')} cleaned up")
         return " · ".join(parts)
 
 

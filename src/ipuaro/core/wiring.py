@@ -89,8 +89,10 @@ async def build_app(
     allow_commands: bool = False,
     client: ModelClient | None = None,
     environ: Mapping[str, str] | None = None,
+    prompt: str | None = None,
 ) -> AppContext:
-    """Open everything for ``root``. Raises ``StoreError`` (store unusable), ``SessionNotFound``
+    """Open everything for ``root`` (``prompt``: the request a headless run will send, saved
+    into the session first). Raises ``StoreError`` (store unusable), ``SessionNotFound``
     (unknown ``session_id``) and ``ModelError`` (the model server cannot tell its window)."""
     from ipuaro.edits.planner import LlmEditPlanner
     from ipuaro.index.indexer import Indexer
@@ -112,6 +114,8 @@ async def build_app(
             session = sessions.resume_or_create(config.llm.model, new=new_session)
         if client is None:
             client = create_client(config.llm, context_window=_pinned_window(session))
+        if prompt is not None:  # headless: saved before the first model request, kill or not
+            sessions.hold_prompt(session, prompt)
         # Redis: AOF off (a restart loses the index and sessions) is said here, once.
         warnings: list[str] = list(getattr(store, "notices", []))
         window = await client.context_window()

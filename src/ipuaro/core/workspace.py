@@ -71,6 +71,9 @@ class WorkspaceOptions:
     """Nobody is there to confirm (headless): edits need ``auto_apply``, commands the policy
     would ask about need ``allow_commands``; anything else is refused with a message saying
     so, and ``ConfirmChange`` is never asked. Other questions still go to the decider."""
+    prompt: str | None = None
+    """Headless: the request this run will send, saved into the session before the first model
+    call (a run killed in its first second keeps it)."""
     environ: Mapping[str, str] | None = None
     client: ModelClient | None = None
     """A ready model client (tests, benchmarks); by default one is made from the config."""
@@ -133,6 +136,7 @@ class Workspace:
                 allow_commands=options.allow_commands,
                 client=options.client if session_id is None else None,
                 environ=options.environ,
+                prompt=options.prompt if session_id is None else None,
             )
         except SessionNotFound as error:
             raise OpenError("session", str(error)) from None

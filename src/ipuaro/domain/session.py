@@ -90,6 +90,11 @@ class UndoEntry(DomainModel):
     group_size: int | None = None
     """How many entries (files) ``group`` has: the store trims its stacks entry by entry, so
     undo checks that the whole group is still there before reverting any of it."""
+    pending: int | None = None
+    """While the change is being written: the writing process's id. The entry is pushed
+    before the first byte is written and confirmed (set to None) after the last rename, so a
+    kill in between leaves a pending entry whose writer is gone; undo then keeps it if the
+    change (or part of it) reached the disk and drops it if not (see ``edits.undo``)."""
 
 
 class Session(DomainModel):

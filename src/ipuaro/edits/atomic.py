@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ipuaro.domain.tempfiles import temp_path
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -39,7 +40,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             mode = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
             mode = None
-    tmp = path.parent / f".{path.name}.ipuaro-{uuid.uuid4().hex[:12]}.tmp"
+    tmp = temp_path(path)  # never indexed; a stale one is removed by the next index
     # O_EXCL: never follow or clobber something already at the temp name.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:

@@ -9,6 +9,7 @@ each file back byte for byte) and brings the store up to date through ``ctx.rein
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from ipuaro.domain.edits import (
 from ipuaro.edits.diffs import changed_region, unified_diff
 from ipuaro.edits.text import TextRefused, decode_utf8, split_keepends, text_hash
 from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
+from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
@@ -213,23 +215,32 @@ class EditEngine:
                 group_size=len(changes) if group is not None else None,
                 previous_hash=None if c.old_text is None else text_hash(c.old_text),
                 new_hash=None if c.new_text is None else text_hash(c.new_text),
+                pending=os.getpid(),
             )
             for c, write in zip(changes, writes, strict=True)
         ]
-        # The undo entry exists before the first byte is written: nothing lands unrecorded.
+        # The undo entry exists before the first byte is written, marked pending: nothing
+        # lands unrecorded, and a kill before the renames leaves an entry the next undo can
+        # tell apart from a real change (UndoManager.settle).
         for entry in entries:
             store.push_undo(session, entry, max(limit, len(entries)), "undo")
+        ids = [entry.id for entry in entries]
         try:
             write_all(writes)
         except TransactionFailed as error:
-            for _ in entries:
-                store.pop_undo(session, "undo")
+            store.settle_undo(session, confirmed=(), dropped=ids)
             return EditResult(False, str(error), changes, diff)
+        settle_note = ""
+        try:
+            store.settle_undo(session, confirmed=ids)
+        except StoreError as error:  # the entries stay pending; the next undo checks the disk
+            settle_note = f"(the undo entry could not be confirmed: {error})"
         store.clear_undo(session, "redo")
         note = self._reindex(writes)
         self._remember_reads(writes)
         regions = "\n\n".join(changed_region(c.path, c.old_text, c.new_text) for c in changes)
-        message = f"applied: {description}\n{regions}" + (f"\n{note}" if note else "")
+        notes = "\n".join(n for n in (note, settle_note) if n)
+        message = f"applied: {description}\n{regions}" + (f"\n{notes}" if notes else "")
         return EditResult(True, message, changes, diff, group=group)
 
     def _reindex(self, writes: list[FileWrite]) -> str:

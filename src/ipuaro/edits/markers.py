@@ -121,11 +121,28 @@ def _block_end(file_lines: list[str], head: int) -> int | None:
     return None
 
 
-def _find_head(keys: list[str], chunk_keys: list[str], lo: int) -> int | None:
+def _indent_agrees(file_lines: list[str], chunk_lines: list[str], at: int, count: int) -> bool:
+    """The ``count`` chunk lines matched from file line ``at`` on are indented relative to each
+    other as the file's are (a sketch shifted as a whole still agrees; a line dropped from the
+    sketch usually makes the following context match at the wrong depth)."""
+    base_file, base_chunk = _indent_width(file_lines[at]), _indent_width(chunk_lines[0])
+    return all(
+        _indent_width(file_lines[at + t]) - base_file == _indent_width(chunk_lines[t]) - base_chunk
+        for t in range(count)
+        if chunk_lines[t].strip()
+    )
+
+
+def _find_head(
+    keys: list[str], chunk_keys: list[str], lo: int, file_lines: list[str], chunk_lines: list[str]
+) -> int | None:
     found = _positions(keys, chunk_keys[0], lo, len(keys))
     if not found:
         return None
     score = {p: _forward_context(keys, chunk_keys, p) for p in found}
+    agreeing = [p for p in found if _indent_agrees(file_lines, chunk_lines, p, score[p])]
+    if agreeing:
+        found = agreeing
     best = _best(found, score)
     if len(best) > 1:
         lines = ", ".join(str(p + 1) for p in best[:6])
@@ -137,7 +154,11 @@ def _find_head(keys: list[str], chunk_keys: list[str], lo: int) -> int | None:
 
 
 def _find_tail(
-    file_lines: list[str], keys: list[str], chunk_keys: list[str], head: int
+    file_lines: list[str],
+    keys: list[str],
+    chunk_keys: list[str],
+    head: int,
+    chunk_lines: list[str] | None = None,
 ) -> int | None:
     found = _positions(keys, chunk_keys[-1], head, len(keys))
     if not found:
@@ -146,6 +167,28 @@ def _find_tail(
     best = _best(found, score)
     if len(best) == 1:
         return best[0]
+    # The chunk's own indentation tells which closing line it means: the one as far in from
+    # the head line as the chunk's last line is from its first (a shifted sketch still agrees).
+    if chunk_lines is not None:
+        step = _indent_width(chunk_lines[-1]) - _indent_width(chunk_lines[0])
+        same = [
+            p
+            for p in best
+            if _indent_width(file_lines[p]) - _indent_width(file_lines[head]) == step
+        ]
+        # ... and the nearest such line still inside the head's block (the smallest region;
+        # a farther one would swallow the lines between).
+        inside = [
+            p
+            for p in same
+            if all(
+                not file_lines[k].strip()
+                or _indent_width(file_lines[k]) >= _indent_width(file_lines[p])
+                for k in range(head + 1, p)
+            )
+        ]
+        if inside:
+            return min(inside)
     # Several equally good closing lines (``}`` everywhere): the one that closes the head's
     # block is the structural answer, not a guess.
     end = _block_end(file_lines, head)
@@ -207,7 +250,7 @@ def _region(
 ) -> tuple[int, int]:
     """File lines ``[first, last]`` (inclusive) that ``chunk`` replaces."""
     chunk_keys = [line.strip() for line in chunk.lines]
-    head = _find_head(keys, chunk_keys, cursor)
+    head = _find_head(keys, chunk_keys, cursor, file_lines, chunk.lines)
     if head is None:
         if chunk.open_start and has_marker and cursor == 0:
             head = 0  # the chunk is the new beginning of the file
@@ -231,7 +274,7 @@ def _region(
     forward = _forward_context(keys, chunk_keys, head)
     if forward == len(chunk_keys):
         return head, head + forward - 1  # unchanged context only
-    tail = _find_tail(file_lines, keys, chunk_keys, head)
+    tail = _find_tail(file_lines, keys, chunk_keys, head, chunk.lines)
     if tail is not None:
         return head, tail
     if chunk.open_end and has_marker:
@@ -264,7 +307,9 @@ def merge_markers(file_lines: list[str], sketch: str) -> list[str]:
         except MergeFailed as failure:
             raise MergeFailed(f"chunk {number}: {failure}") from None
         out.extend(file_lines[cursor:first])
-        out.extend(chunk.lines)
+        # Trailing spaces the model padded lines with are not imported; the file's own stay.
+        region = {line.rstrip(): line for line in file_lines[first : last + 1]}
+        out.extend(region.get(line.rstrip(), line.rstrip()) for line in chunk.lines)
         cursor = last + 1
     out.extend(file_lines[cursor:])
     return out

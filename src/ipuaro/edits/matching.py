@@ -1,10 +1,12 @@
 """``replace``: find ``old`` in a file, most exact strategy first, and never guess.
 
 1. exact: the text occurs once (or ``replace_all``);
-2. whitespace: lines equal once trailing whitespace and indentation are ignored — the new text
-   is re-indented by the same amount the file's lines differ from ``old``;
+2. whitespace: lines equal once trailing whitespace, indentation and blank lines are ignored —
+   the change is transplanted onto the file's own layout (``edits/layout.py``), or refused where
+   that would be a guess;
 3. fuzzy: a window of lines whose similarity to ``old`` is at least the threshold, applied only
-   when exactly one place qualifies.
+   when exactly one place qualifies and its lines pair up with ``old``'s one to one (a typo in
+   a line, never a line more or less).
 
 Everything works on the file's lines joined with ``\\n``; the caller puts the file's own EOL
 style back. Failures raise :class:`MatchError` with the closest lines and their numbers.
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ipuaro.edits.diffs import numbered
+from ipuaro.edits.layout import LayoutRefused, find_places, transplant
 
 Strategy = Literal["exact", "whitespace", "fuzzy"]
 MAX_LISTED = 8
@@ -84,10 +87,44 @@ def reindent(new_lines: list[str], old_lines: list[str], window: list[str]) -> l
     return out
 
 
+def _exact_is_the_only_place(file_lines: list[str], file_text: str, old: str) -> None:
+    """An exact match is trusted only when no other place reads the same with different
+    indentation: a model that shifted its copy can hit another block exactly."""
+    places = find_places(file_lines, _trim_blank(old.split("\n")))
+    if len(places) > 1:
+        line = _line_of(file_text, file_text.find(old))
+        others = ", ".join(str(p[0] + 1) for p in places[:MAX_LISTED] if p[0] + 1 != line)
+        raise MatchError(
+            f"`old` matches line {line} exactly, but the same lines with other indentation "
+            f"also stand at lines {others}; which one you mean is a guess. Include more "
+            "surrounding lines in `old` so it matches once."
+        )
+
+
+def _blank_run(lines: list[str], *, from_end: bool = False) -> int:
+    count = 0
+    for line in reversed(lines) if from_end else lines:
+        if line.strip():
+            break
+        count += 1
+    return count
+
+
+def _trim_like(new_lines: list[str], old_lines: list[str]) -> list[str]:
+    """``new`` without the blank lines at its ends that answer ``old``'s (which are trimmed
+    before matching); a blank line ``new`` adds at an end is part of the change."""
+    head = min(_blank_run(new_lines), _blank_run(old_lines))
+    tail = min(_blank_run(new_lines, from_end=True), _blank_run(old_lines, from_end=True))
+    return new_lines[head : len(new_lines) - tail]
+
+
 def _exact(file_text: str, old: str, new: str, replace_all: bool) -> ReplaceResult | None:
     count = file_text.count(old)
     if count == 0:
         return None
+    if count == 1 and not replace_all and file_text.find(old, file_text.find(old) + 1) != -1:
+        # Overlapping copies ("x\nx" in "x\nx\nx"): str.count sees one, the file has two.
+        count = 2
     if count > 1 and not replace_all:
         offsets: list[int] = []
         start = file_text.find(old)
@@ -99,8 +136,24 @@ def _exact(file_text: str, old: str, new: str, replace_all: bool) -> ReplaceResu
             f"`old` occurs {count} times (starting at lines {where}). Include more surrounding "
             "lines in `old` so it matches once, or set replace_all=true to change every one."
         )
+    if not replace_all:
+        at = file_text.find(old) + len(old)
+        new = _no_new_trailing_space(old, new, line_end=file_text[at : at + 1] in ("", "\n"))
     result = file_text.replace(old, new) if replace_all else file_text.replace(old, new, 1)
     return ReplaceResult(result.split("\n"), "exact", count)
+
+
+def _no_new_trailing_space(old: str, new: str, *, line_end: bool) -> str:
+    """``new`` without trailing whitespace on lines it adds or changes (small models pad
+    lines; the file's own lines keep theirs). The last line is trimmed only when the match
+    ends at a line end — otherwise the rest of the file's line follows it."""
+    kept = set(old.split("\n"))
+    lines = new.split("\n")
+    for index, line in enumerate(lines):
+        last = index == len(lines) - 1
+        if line not in kept and (line_end or not last):
+            lines[index] = line.rstrip()
+    return "\n".join(lines)
 
 
 def _whitespace(
@@ -130,6 +183,25 @@ def _whitespace(
         window = out[start : start + size]
         out[start : start + size] = reindent(new_lines, old_lines, window)
     return ReplaceResult(out, "whitespace", len(starts))
+
+
+def _layout(lines: list[str], old_lines: list[str], new_lines: list[str]) -> ReplaceResult | None:
+    places = find_places(lines, old_lines)
+    if not places:
+        return None
+    if len(places) > 1:
+        where = ", ".join(str(p[0] + 1) for p in places[:MAX_LISTED])
+        raise MatchError(
+            f"`old` matches {len(places)} places when indentation and blank lines are ignored "
+            f"(lines {where}). Include more surrounding lines so it matches once, or set "
+            "replace_all=true."
+        )
+    try:
+        placed = transplant(lines, old_lines, new_lines, places[0])
+    except LayoutRefused as error:
+        raise MatchError(str(error)) from None
+    out = lines[: placed.first] + placed.lines + lines[placed.last + 1 :]
+    return ReplaceResult(out, "whitespace", 1)
 
 
 @dataclass(frozen=True)
@@ -231,6 +303,13 @@ def _fuzzy(
         found = qualifying[0]
         out = list(lines)
         window = out[found.start : found.start + size]
+        if not _pairs_up(old_lines, window):
+            raise MatchError(
+                f"`old` is {found.score:.0%} like lines {found.start + 1}-{found.start + size} "
+                "but has a line more or less than they do (lines left out or added), so "
+                "replacing them would change lines you did not send. Copy the exact lines "
+                "from get_lines into `old`.\n" + numbered(window, found.start + 1)
+            )
         out[found.start : found.start + size] = reindent(new_lines, old_lines, window)
         return ReplaceResult(out, "fuzzy", 1, found.score)
     if len(qualifying) > 1:
@@ -242,6 +321,17 @@ def _fuzzy(
             "Not guessing between them: copy the exact lines from get_lines into `old`."
         )
     raise MatchError(_not_found_message(lines, old_lines, candidates, threshold))
+
+
+def _pairs_up(old_lines: list[str], window: list[str]) -> bool:
+    """Each line of ``old`` is a (possibly misspelt) copy of the window line at its position:
+    no line left out, none added, blank lines where the file has them."""
+    a = [line.strip() for line in old_lines]
+    b = [line.strip() for line in window]
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    if any(tag in ("insert", "delete") or i2 - i1 != j2 - j1 for tag, i1, i2, j1, j2 in ops):
+        return False
+    return all(bool(x) == bool(y) for x, y in zip(a, b, strict=True))
 
 
 def _not_found_message(
@@ -288,13 +378,25 @@ def find_and_replace(
     file_text = "\n".join(file_lines)
     exact = _exact(file_text, old, new, replace_all)
     if exact is not None:
+        if not replace_all:
+            _exact_is_the_only_place(file_lines, file_text, old)
         return exact
-    old_lines = _trim_blank(old.split("\n"))
+    raw_old = old.split("\n")
+    old_lines = _trim_blank(raw_old)
     new_lines = new.split("\n")
     if old.endswith("\n") and new.endswith("\n"):
         new_lines = new_lines[:-1]
-    new_lines = _trim_blank(new_lines) if new.strip() else []
-    tolerant = _whitespace(file_lines, old_lines, new_lines, replace_all)
+        raw_old = raw_old[:-1]
+    if not new.strip():
+        new_lines = []
+    elif replace_all:
+        new_lines = _trim_blank(new_lines)
+    else:
+        new_lines = _trim_like(new_lines, raw_old)
+    if replace_all:
+        tolerant = _whitespace(file_lines, old_lines, new_lines, replace_all)
+    else:
+        tolerant = _layout(file_lines, old_lines, new_lines)
     if tolerant is not None:
         return tolerant
     return _fuzzy(file_lines, old_lines, new_lines, threshold)

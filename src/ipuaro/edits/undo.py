@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from ipuaro.domain.tempfiles import process_alive
 from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
 
 if TYPE_CHECKING:
@@ -63,7 +64,42 @@ class UndoManager:
         self.limit = limit
 
     def history(self, stack: UndoStackName = "undo") -> list[UndoEntry]:
+        self.settle()
         return self.store.list_undo(self.session_id, stack)
+
+    def settle(self) -> list[str]:
+        """Resolve pending entries whose writer died between pushing them and confirming the
+        write (a kill mid-edit). A change none of whose files holds anything but its previous
+        content never happened: its entries are dropped. A change that reached the disk, even
+        in part, is confirmed: undo puts back what was written (files already holding their
+        previous content are left alone). Returns one notice per dropped change."""
+        entries = self.store.list_undo(self.session_id, "undo")
+        orphaned = [e for e in entries if e.pending is not None and not process_alive(e.pending)]
+        if not orphaned:
+            return []
+        changes: dict[str, list[UndoEntry]] = {}
+        for entry in orphaned:
+            changes.setdefault(entry.group or entry.id, []).append(entry)
+        confirmed: list[str] = []
+        dropped: list[str] = []
+        notices: list[str] = []
+        for members in changes.values():
+            ids = [e.id for e in members]
+            untouched = all(
+                read_current(self.root / e.file_path) == _bytes(_text(e.previous_content))
+                for e in members
+            )
+            if untouched:
+                dropped += ids
+                files = ", ".join(e.file_path for e in members)
+                notices.append(
+                    f"dropped the undo entry of '{members[0].description}': the edit was "
+                    f"interrupted before it changed {files}"
+                )
+            else:
+                confirmed += ids
+        self.store.settle_undo(self.session_id, confirmed, dropped)
+        return notices
 
     def undo(self, force: bool = False) -> UndoOutcome:
         return self._move("undo", force)
@@ -73,6 +109,7 @@ class UndoManager:
 
     def _group(self, stack: UndoStackName) -> list[UndoEntry]:
         """The newest entry and the rest of its group (oldest first)."""
+        self.settle()
         entries = self.store.list_undo(self.session_id, stack)
         if not entries:
             return []
@@ -112,6 +149,13 @@ class UndoManager:
         if not group:
             return UndoOutcome(False, f"nothing to {direction}")
         description = group[-1].description
+        if any(e.pending is not None for e in group):
+            return UndoOutcome(
+                False,
+                f"'{description}' is being written right now; {direction} it once it is done",
+                paths=[e.file_path for e in group],
+                description=description,
+            )
         size = group[-1].group_size
         if size is not None and len(group) < size:
             return self._drop_partial(direction, group, size)
@@ -125,7 +169,13 @@ class UndoManager:
             e.file_path: _text(e.previous_content if direction == "undo" else e.new_content)
             for e in group
         }
-        changed = [p for p, text in expected.items() if read_current(self.root / p) != _bytes(text)]
+        # A file already holding what the undo would write is not in the way (a change cut
+        # short by a kill before it reached that file).
+        changed = [
+            p
+            for p, text in expected.items()
+            if read_current(self.root / p) not in (_bytes(text), _bytes(wanted[p]))
+        ]
         if changed and not force:
             return UndoOutcome(
                 False,

@@ -27,6 +27,8 @@ from ipuaro.domain import ComplexityScore, FileAST, FileMeta, ImportInfo
 from ipuaro.index.resolver import ProjectLayout
 
 CODE_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx", "python"})
+RESOLVED_LANGUAGES = CODE_LANGUAGES
+"""Languages whose import specifiers ProjectLayout resolves to files."""
 ENTRY_STEMS = frozenset(
     {"index", "main", "cli", "__main__", "manage", "app", "server", "wsgi", "asgi", "setup"}
 )
@@ -42,6 +44,8 @@ def resolve_imports(layout: ProjectLayout, path: str, ast: FileAST) -> list[Impo
     workspace package, project python package) becomes ``internal``."""
     result: list[ImportInfo] = []
     language = ast.language
+    if language not in RESOLVED_LANGUAGES:
+        return list(ast.imports)  # no resolver: the parser's query said what is internal
     for info in ast.imports:
         if info.type == "builtin" and (language == "python" or info.from_.startswith("node:")):
             result.append(info)

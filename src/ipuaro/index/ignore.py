@@ -1,5 +1,5 @@
-"""Which project paths are never indexed: ``.git/`` and ``.ipuaro/``, the config's ignore
-patterns, ``.gitignore`` rules.
+"""Which project paths are never indexed: ``.git/`` and ``.ipuaro/``, ipuaro's own temp files
+(:mod:`ipuaro.domain.tempfiles`), the config's ignore patterns, ``.gitignore`` rules.
 
 Git semantics: a ``.gitignore`` in a folder applies to paths below it with patterns relative to
 that folder; the deepest file with a matching pattern decides (negations included); a path inside
@@ -20,6 +20,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ipuaro.config.schema import Config
+from ipuaro.domain.tempfiles import is_temp_name
 
 GIT_DIR = ".git"
 OWN_DIR = ".ipuaro"
@@ -98,6 +99,8 @@ class ProjectIgnore:
         ignored folders, so it only needs this)."""
         name = rel.rsplit("/", 1)[-1]
         if name in ALWAYS_EXCLUDED or rel in self._excluded:
+            return True
+        if not is_dir and is_temp_name(name):  # an atomic write in progress, or a killed one
             return True
         probe = rel + "/" if is_dir else rel
         if self._config_spec.match_file(probe):

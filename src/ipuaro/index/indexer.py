@@ -23,7 +23,7 @@ from ipuaro.index.ignore import ProjectIgnore
 from ipuaro.index.reader import ReadOutcome, read_entry
 from ipuaro.index.resolver import ProjectLayout
 from ipuaro.index.run import IndexRun, OtherFile, RunOutcome
-from ipuaro.index.scanner import ScanEntry, ScanResult, scan, stat_entry
+from ipuaro.index.scanner import ScanEntry, ScanResult, remove_stale_temps, scan, stat_entry
 from ipuaro.index.state import ProjectState
 from ipuaro.index.worker import ParseJob, StoreOpener
 from ipuaro.store.protocol import Store
@@ -51,6 +51,8 @@ class IndexSummary:
     seconds: float = 0.0
     unreadable: list[str] = field(default_factory=list)
     """Paths that could not be read, with the reason (kept as they were in the index)."""
+    removed_temp_files: list[str] = field(default_factory=list)
+    """Temp files of writes killed before their rename, deleted by this run."""
 
     def to_json(self) -> dict[str, Any]:
         camel = {
@@ -58,6 +60,7 @@ class IndexSummary:
             "skipped_non_utf8": "skippedNonUtf8",
             "too_large_to_parse": "tooLargeToParse",
             "too_large_to_store": "tooLargeToStore",
+            "removed_temp_files": "removedTempFiles",
         }
         data = asdict(self)
         data["seconds"] = round(self.seconds, 3)
@@ -163,7 +166,10 @@ class Indexer:
                 self.store.clear_project()
                 state = ProjectState()
                 hashes = {}
-            summary = IndexSummary(unreadable=list(scanned.errors))
+            summary = IndexSummary(
+                unreadable=list(scanned.errors),
+                removed_temp_files=remove_stale_temps(self.root, scanned.temp_files),
+            )
             total = len(scanned.entries)
             report = progress or (lambda done, total: None)
             done = 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from ipuaro.config.schema import Config
+from ipuaro.domain.tempfiles import is_temp_name, writer_alive
 from ipuaro.index.ignore import ProjectIgnore
 from ipuaro.index.reader import SNIFF_BYTES, looks_binary
 
@@ -41,6 +42,8 @@ class ScanResult:
     """Folders or files that could not be listed or stat'ed, with the reason."""
     ignored: int = 0
     """Ignored files and folders met at the edge of the walk (pruned folders count once)."""
+    temp_files: list[str] = field(default_factory=list)
+    """ipuaro's own temp files met on the walk (never indexed; see ``remove_stale_temps``)."""
 
     def count(self, kind: EntryKind) -> int:
         return sum(1 for entry in self.entries if entry.kind == kind)
@@ -125,6 +128,8 @@ def _classify(
         return None
     if matcher.matches(rel, stat.S_ISDIR(info.st_mode)):
         result.ignored += 1
+        if stat.S_ISREG(info.st_mode) and is_temp_name(child.name):
+            result.temp_files.append(rel)
         return None
     try:
         return _entry_from_stat(info, child.path, rel, extensions)
@@ -158,3 +163,21 @@ def _sniff(root: Path, entry: ScanEntry) -> ScanEntry:
     if looks_binary(head):
         return ScanEntry(entry.path, "binary", entry.size, entry.mtime)
     return entry
+
+
+def remove_stale_temps(root: Path, temp_files: list[str]) -> list[str]:
+    """Delete the temp files among ``temp_files`` whose writer is gone (a write killed between
+    creating its temp file and renaming it); returns those removed. A temp file being written
+    right now is left alone."""
+    removed: list[str] = []
+    for rel in temp_files:
+        if writer_alive(rel.rsplit("/", 1)[-1]):
+            continue
+        try:
+            os.unlink(os.path.join(root, rel))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            continue  # read-only folder: it stays, still never indexed
+        removed.append(rel)
+    return removed

@@ -11,6 +11,9 @@ boundary: rebuilding a million pydantic references in the parent costs more than
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,8 +181,28 @@ def resolve_held_calls(
 _worker: ParseWorker | None = None
 
 
+def exit_with_parent() -> None:
+    """End this pool process as soon as the process that started it dies (a SIGKILLed
+    ``ipuaro index`` must not leave its workers blocked on a pipe nobody writes).
+
+    ``multiprocessing.parent_process()`` holds a pipe whose other end only the parent has,
+    for every start method (fork, forkserver, spawn) and platform: it reads end-of-file when
+    the parent is gone, however it died. ``prctl(PR_SET_PDEATHSIG)`` was the alternative, but
+    it is Linux only and fires when the *thread* that started the child exits."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        parent.join()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ipuaro-parent-watchdog", daemon=True).start()
+
+
 def init_process(root: str, files: list[str], opener: StoreOpener) -> None:
     global _worker
+    exit_with_parent()
     pause_collector_for_good()  # the process lives for one index run (see gcpause)
     _worker = ParseWorker(ProjectLayout(Path(root), files), opener=opener)
 

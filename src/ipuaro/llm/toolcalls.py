@@ -13,7 +13,8 @@ So every reply is searched for all the shapes, in this order (earlier shapes cla
 
 Only offered names (aliases included) become calls. Text that clearly means a call but cannot be
 read becomes a ``ToolCallParseError`` so the agent can re-prompt with it; text that merely
-contains JSON is left alone.
+contains JSON is left alone. A call the reply's own prose presents as an example, a hypothetical
+or something not to run (``llm/framing.py``) is not a call: it stays in the visible answer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ipuaro.domain.session import ToolCall
+from ipuaro.llm.framing import is_example, whole_reply_declines
 from ipuaro.llm.jsonrepair import JsonRepairError, find_json_end, loads_lenient
 from ipuaro.llm.protocol import AssistantReply, ToolCallParseError, new_call_id
 from ipuaro.llm.xmlcalls import parse_xml_arguments
@@ -61,6 +63,8 @@ class ParsedReply:
     """The visible answer: the reply with every call (and hallucinated observation) removed."""
     calls: list[ToolCall] = field(default_factory=list)
     errors: list[ToolCallParseError] = field(default_factory=list)
+    examples: list[ToolCall] = field(default_factory=list)
+    """Calls the reply showed as examples (or said not to run): not executed, left visible."""
 
 
 @dataclass
@@ -107,13 +111,32 @@ def parse_tool_calls(text: str, allowed: Collection[str]) -> ParsedReply:
     _scan_fences(scan)
     _scan_react(scan)
     _scan_bare_json(scan)
-    found = sorted(scan.found, key=lambda f: f.start)
+    found, examples = _split_examples(text, sorted(scan.found, key=lambda f: f.start))
     visible = _visible_text(text, found, scan)
     return ParsedReply(
         text=visible,
         calls=[call for f in found for call in f.calls],
         errors=[err for f in found for err in f.errors],
+        examples=[call for f in examples for call in f.calls],
     )
+
+
+def _split_examples(text: str, found: list[_Found]) -> tuple[list[_Found], list[_Found]]:
+    """Real calls and the ones the surrounding prose frames as examples (see framing.py)."""
+    if not found:
+        return found, []
+    bounds = [0] + [f.end for f in found]
+    starts = [f.start for f in found] + [len(text)]
+    prose = "\n\n".join(text[bounds[i] : starts[i]] for i in range(len(starts)))
+    if whole_reply_declines(prose):
+        return [], found
+    real: list[_Found] = []
+    examples: list[_Found] = []
+    for index, item in enumerate(found):
+        before = text[bounds[index] : item.start]
+        after = text[item.end : starts[index + 1]]
+        (examples if is_example(before, after) else real).append(item)
+    return real, examples
 
 
 def parse_reply(reply: AssistantReply, allowed: Collection[str]) -> ParsedReply:

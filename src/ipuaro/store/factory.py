@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ipuaro.config.schema import Config
-from ipuaro.store.naming import data_dir, project_id, project_name
+from ipuaro.store.naming import default_database, project_id, project_name
 from ipuaro.store.protocol import Store
 
 
@@ -18,7 +18,7 @@ def sqlite_path(config: Config, project_root: Path) -> Path:
     ``{data dir}/{project id}.db`` (readable name plus a hash of the full path)."""
     configured = config.store.path
     if configured is None:
-        return data_dir() / f"{project_id(project_root)}.db"
+        return default_database(project_root)
     configured = configured.expanduser()
     return configured if configured.is_absolute() else project_root / configured
 

@@ -20,6 +20,13 @@ def project_id(root: Path) -> str:
     return f"{project_name(resolved)}-{digest}"
 
 
+def default_database(root: Path) -> Path:
+    """The SQLite file of the project at ``root`` when ``store.path`` is not set: the one place
+    that ties a project to its database (sessions included), so a change of naming is made
+    here only."""
+    return data_dir() / f"{project_id(root)}.db"
+
+
 def data_dir() -> Path:
     """Where ipuaro keeps databases: ``IPUARO_DATA_DIR`` or the platform's user data dir."""
     override = os.environ.get("IPUARO_DATA_DIR")

@@ -10,7 +10,7 @@ Exceptions::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -156,6 +156,13 @@ class Store(Protocol):
         ...
 
     def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None: ...
+
+    def settle_undo(
+        self, session_id: str, confirmed: Collection[str], dropped: Collection[str] = ()
+    ) -> None:
+        """On the undo stack: entries whose id is in ``confirmed`` lose their ``pending``
+        mark, entries whose id is in ``dropped`` leave the stack; in one transaction."""
+        ...
 
     def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None: ...
     def get_input_history(self, session_id: str) -> list[str]: ...

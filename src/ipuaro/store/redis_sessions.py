@@ -4,7 +4,7 @@ store shares. Keys are described in :mod:`ipuaro.store.redis_store`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -16,6 +16,8 @@ from ipuaro.store.protocol import CorruptRecord, UndoStackName
 from ipuaro.store.shared import REBUILD_HINT, first_line
 
 SESSIONS_LIST = "sessions:list"
+_DROPPED = "\x00dropped"
+"""Placeholder for undo entries being removed by index (LSET, then LREM)."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -131,6 +133,31 @@ class RedisSessions:
     def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
         with self._guard("clearing undo entries"):
             self._client.delete(f"session:{session_id}:{stack}")
+
+    def settle_undo(
+        self, session_id: str, confirmed: Collection[str], dropped: Collection[str] = ()
+    ) -> None:
+        if not confirmed and not dropped:
+            return
+        key = f"session:{session_id}:undo"
+        with self._guard("confirming undo entries"), self._client.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(key)  # type: ignore[no-untyped-call]  # a push restarts it
+                    texts = [text_of(t) for t in pipe.lrange(key, 0, -1)]
+                    pipe.multi()
+                    for index, text in enumerate(texts):
+                        entry = self._decode(UndoEntry, text, key, str(index))
+                        if entry.id in dropped:
+                            pipe.lset(key, index, _DROPPED)
+                        elif entry.id in confirmed:
+                            settled = entry.model_copy(update={"pending": None})
+                            pipe.lset(key, index, settled.to_json())
+                    pipe.lrem(key, 0, _DROPPED)
+                    pipe.execute()
+                    return
+                except redis.WatchError:
+                    continue
 
     def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
         if limit < 1:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,6 +49,15 @@ from ipuaro.store.shared import (
     folder_of,
     path_range,
 )
+from ipuaro.store.sqlite_repair import (
+    REPAIR_HINT,
+    Integrity,
+    SalvageReport,
+    check_integrity,
+    is_damage,
+    move_aside_damaged,
+    salvage,
+)
 from ipuaro.store.sqlite_rows import replace_contributions, unpack_positions
 from ipuaro.store.sqlite_schema import (
     create_row_indexes,
@@ -75,27 +84,57 @@ class SqliteStore:
         self.path = Path(path)
         self.project_name = project_name
         self.notices: list[str] = []
-        """Things the user should know (a store taken over from its old name...)."""
+        """What the user should be told once (a store taken over from its old name, a damaged
+        file repaired by ``rebuild``)."""
         self._lock = threading.RLock()
         self._conn = open_database(self.path, project_name)
+        self.salvage: SalvageReport | None = None
 
     @classmethod
     def rebuild(cls, path: Path, project_name: str) -> SqliteStore:
         """Start the project's index afresh (``ipuaro index --rebuild``).
 
-        A healthy database keeps its sessions, undo stacks and input history (as the Redis
-        store does) and loses only the index; one that cannot be opened (corrupt, another
-        schema version) is moved aside to ``{path}.bak`` (replacing an older backup)."""
+        A sound database keeps its sessions, undo stacks and input history (as the Redis
+        store does) and loses only the index. A damaged one (SQLite's quick check fails, or
+        clearing the index meets a malformed page) is moved aside to ``{path}.corrupt-{time}``
+        and what is not derived is salvaged into a fresh file (see ``sqlite_repair``); the
+        report is in ``notices``. One that is not an ipuaro store of this schema is moved to
+        ``{path}.bak``."""
+        path = Path(path)
+        integrity = check_integrity(path) if path.is_file() else Integrity()
+        if integrity.damaged:
+            return cls._recover(path, project_name, integrity.problems[0])
         try:
             store = cls(path, project_name)
-        except StoreError:
-            move_aside(Path(path))
+        except StoreError as err:
+            if isinstance(err.__cause__, sqlite3.Error) and is_damage(err.__cause__):
+                return cls._recover(path, project_name, str(err.__cause__))
+            move_aside(path)
             return cls(path, project_name)
         try:
             store.clear_project()
+        except StoreError as err:
+            store.close()
+            if isinstance(err.__cause__, sqlite3.Error) and is_damage(err.__cause__):
+                return cls._recover(path, project_name, str(err.__cause__))
+            raise
         except BaseException:
             store.close()
             raise
+        return store
+
+    @classmethod
+    def _recover(cls, path: Path, project_name: str, problem: str) -> SqliteStore:
+        aside = move_aside_damaged(path)
+        store = cls(path, project_name)
+        try:
+            with store._lock:
+                tables = salvage(aside, store._conn)
+        except BaseException:
+            store.close()
+            raise
+        store.salvage = SalvageReport(path, aside, problem, tables)
+        store.notices.append(store.salvage.describe())
         return store
 
     def close(self) -> None:
@@ -106,6 +145,10 @@ class SqliteStore:
     def _failure(self, err: sqlite3.Error, action: str) -> StoreError:
         if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
             return locked(self.path, action)
+        if is_damage(err):
+            return StoreError(
+                f"SQLite store {self.path} failed while {action}: {err}; {REPAIR_HINT}"
+            )
         return StoreError(f"SQLite store {self.path} failed while {action}: {err}")
 
     @contextmanager
@@ -466,6 +509,30 @@ class SqliteStore:
     def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
         with self._write("clearing undo entries") as conn:
             conn.execute("DELETE FROM undo WHERE session_id = ? AND stack = ?", (session_id, stack))
+
+    def settle_undo(
+        self, session_id: str, confirmed: Collection[str], dropped: Collection[str] = ()
+    ) -> None:
+        if not confirmed and not dropped:
+            return
+        with self._write("confirming undo entries") as conn:
+            rows = conn.execute(
+                "SELECT seq, json_extract(json, '$.id') FROM undo "
+                "WHERE session_id = ? AND stack = 'undo'",
+                (session_id,),
+            ).fetchall()
+            for seq, entry_id in rows:
+                if entry_id in dropped:
+                    conn.execute(
+                        "DELETE FROM undo WHERE session_id = ? AND stack = 'undo' AND seq = ?",
+                        (session_id, seq),
+                    )
+                elif entry_id in confirmed:
+                    conn.execute(
+                        "UPDATE undo SET json = json_set(json, '$.pending', json('null')) "
+                        "WHERE session_id = ? AND stack = 'undo' AND seq = ?",
+                        (session_id, seq),
+                    )
 
     def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
         if limit < 1:

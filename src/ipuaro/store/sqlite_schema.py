@@ -146,7 +146,8 @@ def open_database(path: Path, project_name: str) -> sqlite3.Connection:
         conn.close()
         raise StoreError(
             f"{path} is not a usable ipuaro SQLite database ({err}). If the file is yours, "
-            f"point store.path elsewhere; otherwise {REBUILD_HINT} (the old file is kept as .bak)"
+            f"point store.path elsewhere; otherwise {REBUILD_HINT}: a damaged file is moved "
+            "aside as .corrupt-<time> with its sessions saved, another kind as .bak"
         ) from err
     except BaseException:
         conn.close()

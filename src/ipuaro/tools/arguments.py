@@ -41,6 +41,14 @@ TOOL_ALIASES: dict[str, str] = {
     "str_replace_editor": "replace",
     "search_replace": "replace",
     "remove_file": "delete_file",
+    "edit_function": "edit_symbol",
+    "replace_function": "edit_symbol",
+    "update_function": "edit_symbol",
+    "rewrite_function": "edit_symbol",
+    "edit_method": "edit_symbol",
+    "replace_method": "edit_symbol",
+    "replace_symbol": "edit_symbol",
+    "edit_class": "edit_symbol",
     "rm": "delete_file",
 }
 
@@ -66,7 +74,20 @@ ARG_ALIASES: dict[str, tuple[str, ...]] = {
     "pattern": ("glob", "name", "query", "file_pattern"),
     "old": ("old_str", "old_string", "old_text", "search", "find"),
     "new": ("new_str", "new_string", "new_text", "replacement", "replace"),
-    "content": ("contents", "text", "file_text", "code", "new_content", "data"),
+    "content": (
+        "contents",
+        "text",
+        "file_text",
+        "code",
+        "new_content",
+        "data",
+        "new_code",
+        "body",
+        "new",
+        "replacement",
+        "implementation",
+    ),
+    "action": ("mode", "operation", "op"),
     "symbol": ("name", "symbol_name", "identifier", "query"),
     "name": ("function", "function_name", "class", "class_name", "symbol"),
     "message": ("msg", "commit_message"),
@@ -81,6 +102,70 @@ ARG_ALIASES: dict[str, tuple[str, ...]] = {
 
 IGNORED_ARGS = frozenset({"explanation", "reason", "thought", "thoughts", "why"})
 """Commentary fields some tool formats (Cursor's) add to every call: harmless, dropped."""
+
+
+MAX_NESTING = 32
+"""Deepest nesting of lists/objects an argument may have (no tool takes more than two)."""
+MAX_NAME_BYTES = 255
+"""Longest file or folder name common file systems allow (ext4, APFS, NTFS)."""
+MAX_PATH_BYTES = 4096
+
+
+def argument_problem(arguments: dict[Any, Any], path_fields: tuple[str, ...]) -> str | None:
+    """What makes these arguments unusable before any tool sees them, naming the argument:
+    nesting deeper than :data:`MAX_NESTING`, text that is not valid Unicode (an unpaired
+    surrogate: it cannot be written to a file, the store or the session), a path or a path
+    segment longer than file systems allow. None when there is nothing of the kind."""
+    paths = set(path_fields) | set(PATH_ALIASES)
+    pending: list[tuple[str, Any, int]] = [("", arguments, 0)]
+    while pending:
+        where, value, depth = pending.pop()
+        if depth > MAX_NESTING:
+            return f"argument {where!r} is nested more than {MAX_NESTING} levels deep"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                label = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and (problem := _text_problem(key)):
+                    return f"an argument name {problem}"
+                pending.append((label, item, depth + 1))
+        elif isinstance(value, list):
+            pending.extend((f"{where}[{i}]", item, depth + 1) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            if problem := _text_problem(value):
+                return f"argument {_printable(where)!r} {problem}"
+            if where in paths and (problem := _path_problem(value)):
+                return f"argument {where!r}: {problem}"
+    return None
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _text_problem(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = ord(text[error.start])
+        return (
+            f"is not valid Unicode text (an unpaired surrogate \\u{code:04x} at character "
+            f"{error.start}); send UTF-8 text"
+        )
+    return None
+
+
+def _path_problem(path: str) -> str | None:
+    size = len(path.encode("utf-8"))
+    if size > MAX_PATH_BYTES:
+        return f"the path is {size} bytes long; paths are at most {MAX_PATH_BYTES} bytes"
+    for segment in path.replace("\\", "/").split("/"):
+        size = len(segment.encode("utf-8"))
+        if size > MAX_NAME_BYTES:
+            return (
+                f"the name {segment[:24] + '…'!r} is {size} bytes long; file and folder "
+                f"names are at most {MAX_NAME_BYTES} bytes"
+            )
+    return None
 
 
 def normalise_arguments(

@@ -17,6 +17,7 @@ from ipuaro.domain import ToolResult
 from ipuaro.store.protocol import StoreError
 from ipuaro.tools.arguments import (
     TOOL_ALIASES,
+    argument_problem,
     describe_errors,
     model_schema,
     normalise_arguments,
@@ -24,6 +25,7 @@ from ipuaro.tools.arguments import (
 )
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
 from ipuaro.tools.limits import cap_output_lines
+from ipuaro.tools.repair import repair_arguments
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,7 @@ def builtin_tools() -> list[Tool]:
     from ipuaro.tools.builtin.delete_file import DeleteFile
     from ipuaro.tools.builtin.edit_file import EditFile
     from ipuaro.tools.builtin.edit_lines import EditLines
+    from ipuaro.tools.builtin.edit_symbol import EditSymbol
     from ipuaro.tools.builtin.find_definition import FindDefinition
     from ipuaro.tools.builtin.find_files import FindFiles
     from ipuaro.tools.builtin.find_references import FindReferences
@@ -73,6 +76,7 @@ def builtin_tools() -> list[Tool]:
         RunCommand(),
         RunTests(),
         EditLines(),
+        EditSymbol(),
         Replace(),
         EditFile(),
         CreateFile(),
@@ -194,6 +198,12 @@ class ToolRegistry:
                 f"{type(arguments).__name__}. Expected: {schema_hint(tool.name, tool.args_model)}"
             )
         path_fields: tuple[str, ...] = getattr(tool, "path_fields", ())
+        problem = argument_problem(arguments, path_fields)
+        if problem is not None:
+            return ToolOutcome.fail(
+                f"Invalid arguments for {tool.name}: {problem}. "
+                f"Expected: {schema_hint(tool.name, tool.args_model)}"
+            )
         try:
             args = tool.args_model.model_validate(
                 normalise_arguments(arguments, tool.args_model, path_fields)
@@ -211,10 +221,15 @@ class ToolRegistry:
                 f"Expected: {schema_hint(tool.name, tool.args_model)}"
             )
         try:
+            args, notes = repair_arguments(ctx, tool.name, args, path_fields)
             outcome = await tool.execute(args, ctx)
             outcome.content = cap_output_lines(outcome.content)
             if outcome.error is not None:
                 outcome.error = cap_output_lines(outcome.error)
+            for note in notes:  # the model learns which file was used
+                outcome.content = f"{note}\n{outcome.content}"
+                if outcome.error is not None:
+                    outcome.error = f"{note}\n{outcome.error}"
             return outcome
         except ToolRefused as refused:
             return ToolOutcome.fail(str(refused), refused=True)

@@ -46,7 +46,7 @@ def test_language_for_known_extensions(path: str, language: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["README.md", "Makefile", ".ts", "src/.eslintrc", "lib/a.ts.bak", "a.rs", "noext"]
+    "path", ["README.md", "Makefile", ".ts", "src/.eslintrc", "lib/a.ts.bak", "a.rs.orig", "noext"]
 )
 def test_language_for_unknown_paths(path: str) -> None:
     assert language_for(path) is None

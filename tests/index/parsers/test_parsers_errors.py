@@ -12,7 +12,9 @@ from ipuaro.index.parsers import parse_source
 from .support import FIXTURES, parse_fixture, read_fixture
 
 SOURCE_FIXTURES = sorted(
-    path.name for path in FIXTURES.iterdir() if path.suffix not in (".json", ".yaml")
+    path.name
+    for path in FIXTURES.iterdir()
+    if path.is_file() and path.suffix not in (".json", ".yaml")
 )
 
 

@@ -156,3 +156,18 @@ def test_call_edges_equal_validated_models() -> None:
         assert edge == validated
         assert edge.to_json() == validated.to_json()
         assert edge.model_fields_set == validated.model_fields_set
+
+
+def test_jsdoc_names_are_references() -> None:
+    from ipuaro.index.parsers import parse_source
+
+    source = (
+        "/**\n * Returns {@link Observable} of {@link   EmptyError}.\n"
+        " * @param {Array<Foo|Bar>} xs the values\n */\nexport function f(xs) {}\n"
+        "// {@link NotJsDoc}\n"
+    )
+    table = parse_source("a.ts", source).indexes.reference_table
+    assert table["Observable"] == [2, 19]
+    assert table["EmptyError"] == [2, 43]
+    assert (table["Foo"], table["Bar"]) == ([3, 18], [3, 22])
+    assert "NotJsDoc" not in table

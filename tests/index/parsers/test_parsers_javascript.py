@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ipuaro.index.parsers import parse_source
+
 from .support import parse_fixture
 
 
@@ -151,3 +153,44 @@ def test_module_exports_of_anonymous_function() -> None:
         ("default", 1, 3, True)
     ]
     assert [(e.name, e.type) for e in ast.exports] == [("default", "default")]
+
+
+def test_methods_written_as_property_assignments() -> None:
+    source = (
+        "var app = exports = module.exports = {};\n"
+        "function Route(path) {\n  this.path = path;\n}\n"
+        "Route.prototype.dispatch = function dispatch(req, res, done) {\n  done();\n};\n"
+        "app.use = function use(fn) {\n  return this;\n};\n"
+        "res.send = (body) => body;\n"
+        "exports.helper = function () {};\n"
+        "function inner() {\n  local.skip = function () {};\n}\n"
+    )
+    parsed = parse_source("lib/route.js", source)
+    spans = [(f.name, f.line_start, f.line_end) for f in parsed.ast.functions]
+    assert spans == [
+        ("Route", 2, 4),
+        ("Route.dispatch", 5, 7),
+        ("app.use", 8, 10),
+        ("res.send", 11, 11),
+        ("helper", 12, 12),
+        ("inner", 13, 15),
+    ]
+    methods = {(s.name, s.kind, s.container) for s in parsed.indexes.symbols}
+    assert {("dispatch", "method", "Route"), ("use", "method", "app")} <= methods
+    assert ("send", "method", "res") in methods
+    calls = {(c.caller, c.callee) for c in parsed.indexes.calls}
+    assert ("Route.dispatch", "done") in calls
+
+
+def test_object_literal_exports_record_their_functions() -> None:
+    source = "module.exports = {\n  a() { return 1 },\n  b: function () {},\n  c: 1,\n};\n"
+    parsed = parse_source("lib/x.js", source)
+    assert [(f.name, f.line_start, f.line_end) for f in parsed.ast.functions] == [
+        ("a", 2, 2),
+        ("b", 3, 3),
+    ]
+    assert [(e.name, e.type) for e in parsed.ast.exports] == [
+        ("a", "function"),
+        ("b", "function"),
+        ("c", "const"),
+    ]

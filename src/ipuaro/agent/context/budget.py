@@ -31,6 +31,8 @@ class ContextBudget:
     structure_tokens: int
     compress_at: float
     max_usage: float
+    keep_recent: int = 8
+    """Messages a compaction keeps verbatim (``context.keepRecent``)."""
 
     @classmethod
     def from_config(cls, context: ContextConfig, window: int) -> ContextBudget:
@@ -38,8 +40,8 @@ class ContextBudget:
             raise ValueError(f"context window must be positive, got {window}")
         scale = min(1.0, window / REFERENCE_WINDOW)
         structure = max(MIN_STRUCTURE_TOKENS, int(context.structure_tokens * scale))
-        # Never let the fixed parts eat more than a quarter of a tiny window.
-        structure = min(structure, window // 8)
+        # The summary never takes more than its share of the window (25 % by default).
+        structure = min(structure, int(window * context.structure_share))
         system = min(context.system_prompt_tokens, window // 8)
         return cls(
             window=window,
@@ -47,6 +49,7 @@ class ContextBudget:
             structure_tokens=structure,
             compress_at=context.auto_compress_at,
             max_usage=context.max_context_usage,
+            keep_recent=context.keep_recent,
         )
 
     def resized(self, window: int) -> ContextBudget:

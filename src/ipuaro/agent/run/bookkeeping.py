@@ -86,6 +86,18 @@ class SessionBook:
 
     async def open_request(self, text: str) -> None:
         close_dangling(self.history, INTERRUPTED)
+        last = self.history[-1] if self.history else None
+        if (
+            last is not None
+            and last.role == "user"
+            and last.kind == "normal"
+            and last.content == text
+        ):
+            # Saved ahead by the front end (see SessionKeeper.hold_prompt), or sent again after
+            # a run that died before any answer: one message, not two.
+            self.pinned = last
+            await self.save()
+            return
         message = user_message(text)
         self.history.append(message)
         self.pinned = message

@@ -58,7 +58,7 @@ class Compactor:
         messages to summarise and nothing to drop), so the caller reports no compaction."""
         before = self._tokens(history, pinned)
         threshold = self.context.budget.compact_threshold
-        where = compaction.split(history)
+        where = compaction.split(history, self.context.budget.keep_recent)
         summary: str | None = None
         notes: list[str] = []
         if where is not None:

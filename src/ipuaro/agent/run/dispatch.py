@@ -267,6 +267,9 @@ class Dispatcher:
 
 def _error_text(outcome: ToolOutcome) -> str:
     text = outcome.error or outcome.content or "the tool failed without a message"
+    if outcome.refused:  # information, not the end: the model can route around it
+        reason = text.removeprefix("refused: ").rstrip(". ")
+        return f"refused: {reason}; choose another way or finish"
     return text if text.lower().startswith(("error", "refused")) else f"Error: {text}"
 
 

@@ -113,6 +113,24 @@ class SessionKeeper:
         del session.history[:removable]
         return removable
 
+    def hold_prompt(self, session: Session, text: str) -> None:
+        """Save the user's prompt into the session now, before indexing and the first model
+        request: a run killed in its first seconds keeps what the user asked. The agent takes
+        this message as the request's own when it starts (no second copy)."""
+        from ipuaro.agent.context.history import user_message
+
+        last = session.history[-1] if session.history else None
+        if (
+            last is not None
+            and last.role == "user"
+            and last.kind == "normal"
+            and last.content == text
+        ):
+            return  # the same request again after a run that died before any answer
+        session.history.append(user_message(text))
+        self.save(session)
+        self.record_input(session, text)
+
     def record_input(self, session: Session, text: str) -> None:
         if not self.config.save_input_history:
             return

@@ -30,13 +30,17 @@ Decisions (details in the module that implements each):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from operator import attrgetter
 
+import tree_sitter
+
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
-from ipuaro.index.parsers import _bulk, _data
+from ipuaro.index.parsers import _bulk, _data, _tags, _ts_syntax
 from ipuaro.index.parsers._languages import (
+    LANGUAGES,
     SUPPORTED_EXTENSIONS,
     captures,
     grammar,
@@ -48,6 +52,8 @@ from ipuaro.index.parsers._source import Collected, Source
 from ipuaro.index.parsers._ts_module import ModuleReader
 
 _START_BYTE = attrgetter("start_byte")
+_MODERN_TS = frozenset({"typescript", "tsx"})
+"""Languages whose newer modifiers the grammar misses (see ``_ts_syntax``)."""
 
 __all__ = [
     "SUPPORTED_EXTENSIONS",
@@ -55,6 +61,7 @@ __all__ = [
     "UnsupportedLanguageError",
     "language_for",
     "parse_source",
+    "parse_tree",
     "parse_tree_only",
 ]
 
@@ -85,35 +92,44 @@ def parse_source(path: str, text: str) -> ParsedFile:
     Raises UnsupportedLanguageError when ``language_for(path)`` is None; never raises because of
     what the source contains.
     """
-    language = _language_or_raise(path)
+    language = _header_language(_language_or_raise(path), path, text)
     if language == "yaml" and _data.yaml_grammar_unsafe(text):
         keys, todos = _data.yaml_by_lines(text)
         ast = FileAST(keys=keys, todos=todos, language=language, parse_error=True)
         return ParsedFile(path=path, ast=ast, indexes=FileIndexes(), nesting=0)
     source = Source(text)
-    tree = parser(language).parse(source.data)
+    if language in _MODERN_TS:
+        tree = _ts_syntax.parse(parser(language), source.data)
+    else:
+        tree = parser(language).parse(source.data)
     root = tree.root_node
-    found = captures(grammar(language), root)
-    for nodes in found.values():
-        nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
     collected = Collected(path)
+    reader = LANGUAGES[language].reader
+    if reader == "tags":
+        found = _tags.read(source, collected, grammar(language).query, root)
+    else:
+        found = captures(grammar(language), root)
+        for nodes in found.values():
+            nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
     parse_error = root.has_error
     references: ReferenceTable = {}
     calls = []
     nesting = 0
-    if language == "python":
+    if reader == "python":
         PythonReader(source, collected).read(root, found.get("import", []))
-    elif language == "json":
+    elif reader == "json":
         collected.keys = _data.json_keys(source, root, path)
         parse_error = parse_error and not _data.json_error_is_tolerated(source, root, path)
-    elif language == "yaml":
+    elif reader == "yaml":
         collected.keys = _data.yaml_keys(source, root)
-    else:
+    elif reader == "typescript":
         ModuleReader(source, collected).read(
             root, found.get("import.require", []), found.get("import.dynamic", [])
         )
-    if language not in ("json", "yaml"):
+    if reader not in ("json", "yaml"):
         references = _bulk.references(source, found.get("reference", []))
+        if reader == "typescript":
+            _bulk.jsdoc_references(source, found.get("comment", []), references)
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
     ast = FileAST(
@@ -133,12 +149,36 @@ def parse_source(path: str, text: str) -> ParsedFile:
     return ParsedFile(path=path, ast=ast, indexes=indexes, nesting=nesting)
 
 
+def parse_tree(path: str, text: str) -> tree_sitter.Tree:
+    """The syntax tree of ``text`` as ``parse_source`` sees it (newer TypeScript masked), for
+    readers that need the nodes themselves (the reference judge)."""
+    language = _header_language(_language_or_raise(path), path, text)
+    data = Source(text).data
+    if language in _MODERN_TS:
+        return _ts_syntax.parse(parser(language), data)
+    return parser(language).parse(data)
+
+
 def parse_tree_only(path: str, text: str) -> None:
     """Parse without extracting anything: the floor parse_source is measured against."""
     language = _language_or_raise(path)
     if language == "yaml" and _data.yaml_grammar_unsafe(text):
         return  # the grammar would crash on it; parse_source reads it line by line
     parser(language).parse(text.encode("utf-8", "surrogatepass"))
+
+
+_CPP_HEADER = re.compile(rb"^\s*(?:class|namespace|template\s*<|public:|private:)|\w::\w", re.M)
+
+
+def _header_language(language: str, path: str, text: str) -> str:
+    """``.h`` is C unless its text is C++ (a class, namespace, template or ``::``)."""
+    if (
+        language == "c"
+        and path.endswith(".h")
+        and _CPP_HEADER.search(text.encode("utf-8", "replace"))
+    ):
+        return "cpp"
+    return language
 
 
 def _language_or_raise(path: str) -> str:

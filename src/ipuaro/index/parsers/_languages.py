@@ -7,6 +7,7 @@ module loads no grammar. Indexing runs in a process pool, where each worker fill
 
 from __future__ import annotations
 
+import importlib
 import threading
 from dataclasses import dataclass
 from importlib import resources
@@ -14,32 +15,104 @@ from typing import Final
 
 import tree_sitter
 
-_EXTENSIONS: Final[dict[str, str]] = {
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "jsx",
-    ".py": "python",
-    ".pyi": "python",
-    ".json": "json",
-    ".yml": "yaml",
-    ".yaml": "yaml",
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """One row of the language table: which wheel gives the grammar and which queries read it."""
+
+    module: str
+    """The grammar wheel's module, imported on first use."""
+    function: str
+    """The module's function returning the language pointer."""
+    package: str
+    """The PyPI package that ships the module (for ``ipuaro doctor``'s fix)."""
+    queries: tuple[str, ...]
+    """``queries/<name>.scm`` files joined into the language's one query."""
+    extensions: tuple[str, ...]
+    reader: str = "tags"
+    """``typescript``/``python``/``json``/``yaml`` have rich extractors; ``tags`` languages are
+    read from their query alone (``_tags``): definitions, imports, references, calls, TODOs."""
+
+
+def _tags(name: str, package: str, *extensions: str, function: str = "language") -> LanguageSpec:
+    module = package.replace("-", "_")
+    return LanguageSpec(module, function, package, (name,), extensions)
+
+
+# Language name -> its row. JSX is parsed by the JavaScript grammar, which reads JSX; the plain
+# TypeScript grammar has no JSX nodes. The tags languages are the ones aider maps with wheels
+# from the tree-sitter organisation on PyPI (never a grammar downloaded at run time).
+LANGUAGES: Final[dict[str, LanguageSpec]] = {
+    "typescript": LanguageSpec(
+        "tree_sitter_typescript",
+        "language_typescript",
+        "tree-sitter-typescript",
+        ("typescript",),
+        (".ts", ".mts", ".cts"),
+        "typescript",
+    ),
+    "tsx": LanguageSpec(
+        "tree_sitter_typescript",
+        "language_tsx",
+        "tree-sitter-typescript",
+        ("typescript", "jsx"),
+        (".tsx",),
+        "typescript",
+    ),
+    "javascript": LanguageSpec(
+        "tree_sitter_javascript",
+        "language",
+        "tree-sitter-javascript",
+        ("javascript", "jsx"),
+        (".js", ".mjs", ".cjs"),
+        "typescript",
+    ),
+    "jsx": LanguageSpec(
+        "tree_sitter_javascript",
+        "language",
+        "tree-sitter-javascript",
+        ("javascript", "jsx"),
+        (".jsx",),
+        "typescript",
+    ),
+    "python": LanguageSpec(
+        "tree_sitter_python",
+        "language",
+        "tree-sitter-python",
+        ("python",),
+        (".py", ".pyi"),
+        "python",
+    ),
+    "json": LanguageSpec(
+        "tree_sitter_json", "language", "tree-sitter-json", ("json",), (".json",), "json"
+    ),
+    "yaml": LanguageSpec(
+        "tree_sitter_yaml",
+        "language",
+        "tree-sitter-yaml",
+        ("yaml",),
+        (".yml", ".yaml"),
+        "yaml",
+    ),
+    "go": _tags("go", "tree-sitter-go", ".go"),
+    "rust": _tags("rust", "tree-sitter-rust", ".rs"),
+    "java": _tags("java", "tree-sitter-java", ".java"),
+    "c": _tags("c", "tree-sitter-c", ".c", ".h"),
+    "cpp": _tags(
+        "cpp", "tree-sitter-cpp", ".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++"
+    ),
+    "c_sharp": _tags("c_sharp", "tree-sitter-c-sharp", ".cs"),
+    "ruby": _tags("ruby", "tree-sitter-ruby", ".rb", ".rake", ".gemspec"),
+    "php": _tags("php", "tree-sitter-php", ".php", function="language_php"),
+    "kotlin": _tags("kotlin", "tree-sitter-kotlin", ".kt", ".kts"),
+    "swift": _tags("swift", "tree-sitter-swift", ".swift"),
+    "scala": _tags("scala", "tree-sitter-scala", ".scala", ".sc"),
+    "lua": _tags("lua", "tree-sitter-lua", ".lua"),
+    "bash": _tags("bash", "tree-sitter-bash", ".sh", ".bash"),
 }
 
-# Language name -> (grammar, query files joined into its one query). JSX is parsed by the
-# JavaScript grammar, which reads JSX; the plain TypeScript grammar has no JSX nodes.
-_GRAMMARS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
-    "typescript": ("typescript", ("typescript",)),
-    "tsx": ("tsx", ("typescript", "jsx")),
-    "javascript": ("javascript", ("javascript", "jsx")),
-    "jsx": ("javascript", ("javascript", "jsx")),
-    "python": ("python", ("python",)),
-    "json": ("json", ("json",)),
-    "yaml": ("yaml", ("yaml",)),
+_EXTENSIONS: Final[dict[str, str]] = {
+    extension: name for name, spec in LANGUAGES.items() for extension in spec.extensions
 }
 
 SUPPORTED_EXTENSIONS: Final[tuple[str, ...]] = tuple(sorted(_EXTENSIONS))
@@ -72,15 +145,16 @@ def grammar(language_name: str) -> Grammar:
     cached = _grammar_cache.get(language_name)
     if cached is not None:
         return cached
-    if language_name not in _GRAMMARS:
+    spec = LANGUAGES.get(language_name)
+    if spec is None:
         raise ValueError(
-            f"no parser for language {language_name!r}; known: {', '.join(sorted(_GRAMMARS))}"
+            f"no parser for language {language_name!r}; known: {', '.join(sorted(LANGUAGES))}"
         )
     with _grammar_lock:
         cached = _grammar_cache.get(language_name)
         if cached is None:
-            grammar_name, query_names = _GRAMMARS[language_name]
-            language = tree_sitter.Language(_grammar_pointer(grammar_name))
+            language = load_language(spec)
+            query_names = spec.queries
             queries = resources.files("ipuaro.index").joinpath("queries")
             source = "\n".join(
                 queries.joinpath(f"{name}.scm").read_text("utf-8") for name in query_names
@@ -103,29 +177,11 @@ def parser(language_name: str) -> tree_sitter.Parser:
     return found
 
 
-def _grammar_pointer(grammar_name: str) -> object:
-    # Grammar wheels are imported here, on first use, so importing ipuaro loads no grammar.
-    if grammar_name in ("typescript", "tsx"):
-        import tree_sitter_typescript
-
-        if grammar_name == "tsx":
-            return tree_sitter_typescript.language_tsx()
-        return tree_sitter_typescript.language_typescript()
-    if grammar_name == "javascript":
-        import tree_sitter_javascript
-
-        return tree_sitter_javascript.language()
-    if grammar_name == "python":
-        import tree_sitter_python
-
-        return tree_sitter_python.language()
-    if grammar_name == "json":
-        import tree_sitter_json
-
-        return tree_sitter_json.language()
-    import tree_sitter_yaml
-
-    return tree_sitter_yaml.language()
+def load_language(spec: LanguageSpec) -> tree_sitter.Language:
+    """The grammar of ``spec``; its wheel is imported here, on first use, so importing ipuaro
+    loads no grammar. Raises ImportError when the wheel is missing."""
+    module = importlib.import_module(spec.module)
+    return tree_sitter.Language(getattr(module, spec.function)())
 
 
 def captures(grammar_: Grammar, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:

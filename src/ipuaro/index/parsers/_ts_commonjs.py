@@ -1,7 +1,11 @@
-"""CommonJS exports: ``module.exports = …``, ``module.exports.x = …``, ``exports.x = …``.
+"""CommonJS exports: ``module.exports = …``, ``module.exports.x = …``, ``exports.x = …``, and
+methods written as property assignments.
 
 ``module.exports = X`` is the default export (named by X when X is a name or a named function or
-class); ``module.exports = {a, b: c}`` exports each key; ``exports.x = …`` exports ``x``.
+class); ``module.exports = {a, b: c}`` exports each key and records its function values;
+``exports.x = …`` exports ``x``. ``Route.prototype.dispatch = function…`` and ``app.use =
+function…`` at module level are functions named ``Route.dispatch`` / ``app.use``, whose symbols
+are methods ``dispatch`` / ``use`` in ``Route`` / ``app`` (as a Go method outside its type).
 """
 
 from __future__ import annotations
@@ -33,9 +37,28 @@ def read_commonjs(source: Source, collected: Collected, assignment: Node, statem
         return
     owner = left.child_by_field_name("object")
     prop = left.child_by_field_name("property")
-    if owner is None or prop is None or source.text(owner) not in ("exports", "module.exports"):
+    if owner is None or prop is None:
         return
-    _exported_value(source, collected, right, statement, source.text(prop), line)
+    if source.text(owner) in ("exports", "module.exports"):
+        _exported_value(source, collected, right, statement, source.text(prop), line)
+    elif right.type in FUNCTION_VALUES and prop.type == "property_identifier":
+        if owner.type == "member_expression" and source.text(owner).endswith(".prototype"):
+            owner = owner.child_by_field_name("object") or owner
+        if owner.type == "identifier":
+            assigned_method(
+                source, collected, source.text(owner), source.text(prop), right, statement
+            )
+
+
+def assigned_method(
+    source: Source, collected: Collected, owner: str, name: str, value: Node, statement: Node
+) -> None:
+    """``owner.name = function…``: a function ``owner.name``, a method ``name`` in ``owner``."""
+    function_info(
+        source, collected, f"{owner}.{name}", value, start=statement, exported=False, container=None
+    )
+    recorded = collected.symbols.pop()
+    collected.symbol(name, "method", recorded.line, recorded.line_end, owner)
 
 
 def _exported_value(
@@ -74,6 +97,11 @@ def _exported_value(
                 if entry.type == "method_definition" or (
                     target is not None and target.type in FUNCTION_VALUES
                 ):
+                    code = entry if entry.type == "method_definition" else target
+                    if code is not None:
+                        function_info(
+                            source, collected, key, code, start=entry, exported=True, container=None
+                        )
                     collected.export(key, "function", start_line(entry))
                 elif target is not None and target.type == "identifier":
                     collected.export(key, None, start_line(entry), source.text(target))

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ipuaro.index.references import judge_references
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import folder_prefix, plural
 from ipuaro.tools.limits import MAX_REFERENCES
@@ -32,12 +33,23 @@ class FindReferences(BaseTool):
             raise ToolError("symbol is empty; give an identifier such as createUser.")
         name = symbol.rsplit(".", 1)[-1].removesuffix("()")
         prefix = folder_prefix(ctx, args.path)
-        refs = ctx.store.find_references(name, prefix)
-        refs.sort(key=lambda r: (r.path, r.line, r.column))
+        candidates = ctx.store.find_references(name, prefix)
+        judged = judge_references(ctx.store, name, candidates)
+        refs = [j.reference for j in judged]
+        confidence = {
+            (r.path, r.line, r.column): j.confidence for r, j in zip(refs, judged, strict=True)
+        }
+        kept = sum(1 for r in refs if r.name == name)  # the rest are uses of import aliases
+        left_out = len(candidates) - kept
         if not refs:
             where = f" under {prefix}" if prefix else ""
             close = close_symbols(ctx.store, name)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            if left_out:
+                hint = (
+                    f" ({plural(left_out, 'identifier')} so named are locals or other objects' "
+                    "properties.)" + hint
+                )
             return ToolOutcome.ok(
                 f"No references to {name!r}{where}.{hint}",
                 data={"symbol": name, "total": 0, "references": []},
@@ -45,8 +57,19 @@ class FindReferences(BaseTool):
         shown = refs[:MAX_REFERENCES]
         texts = line_texts(ctx.store, ((r.path, r.line) for r in shown))
         files = len({r.path for r in refs})
-        lines = [f"{plural(len(refs), 'reference')} to {name!r} in {plural(files, 'file')}:"]
-        lines += [f"{r.path}:{r.line}:{r.column}: {texts.get((r.path, r.line), '')}" for r in shown]
+        uncertain = sum(1 for j in judged if j.confidence == "name-only")
+        heading = f"{plural(len(refs), 'reference')} to {name!r} in {plural(files, 'file')}"
+        notes = []
+        if uncertain:
+            notes.append(f"{uncertain} only by name, marked ~")
+        if left_out:
+            notes.append(f"{left_out} same-named locals or properties of other objects left out")
+        lines = [heading + (f" ({'; '.join(notes)})" if notes else "") + ":"]
+        lines += [
+            f"{'~' if confidence[(r.path, r.line, r.column)] == 'name-only' else ''}"
+            f"{r.path}:{r.line}:{r.column}: {texts.get((r.path, r.line), '')}"
+            for r in shown
+        ]
         if len(refs) > len(shown):
             lines.append(
                 f"… [{len(refs) - len(shown)} more not shown (limit {MAX_REFERENCES}); pass path "
@@ -55,6 +78,15 @@ class FindReferences(BaseTool):
         data = {
             "symbol": name,
             "total": len(refs),
-            "references": [{"path": r.path, "line": r.line, "column": r.column} for r in shown],
+            "leftOut": left_out,
+            "references": [
+                {
+                    "path": r.path,
+                    "line": r.line,
+                    "column": r.column,
+                    "confidence": confidence[(r.path, r.line, r.column)],
+                }
+                for r in shown
+            ],
         }
         return ToolOutcome.ok("\n".join(lines), data=data)

@@ -1,0 +1,224 @@
+"""Reference precision and recall of ``find_references`` against a semantic truth (issue 15).
+
+Not a test. Run by hand (the opt-in ``pytest -m corpora`` lane runs it too)::
+
+    .venv/bin/python bench/reference_precision.py                # fetched TS corpora + django
+    .venv/bin/python bench/reference_precision.py rxjs=/path/to/rxjs/package --sample 40
+
+Each corpus is indexed into a temporary store; a deterministic sample of its symbol names
+(every k-th of the sorted names defined in TypeScript or Python files) is looked up three ways:
+every identifier with the name (what ``find_references`` listed before the judge), the judged
+list (``exact`` + ``name-only``) and its ``exact`` part. The truth for a name is the union of
+the references of each of its definitions (up to 20): the TypeScript language service's
+``findReferences`` (``typescript`` from npm, ``bench/ts_references_truth.cjs``) or ``jedi``'s
+``get_references`` for Python. Lines are the unit: precision = listed lines that are in the
+truth / listed lines; recall = truth lines listed / truth lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TS_LANGUAGES = ("typescript", "tsx")
+Place = tuple[str, int]
+NOT_BY_NAME = frozenset({"constructor", "__init__"})
+"""Names whose references are not written with the name (``new X()``, ``super()``, ``X()``):
+the language service counts those, a name lookup cannot."""
+
+
+def fetch() -> dict[str, Path]:
+    roots: dict[str, Path] = {}
+    for script in (HERE / "fetch-ts-corpora.sh", Path("/work/shared/bench/fetch-corpora.sh")):
+        if script.exists():
+            done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
+            roots.update(
+                {n: Path(r) for n, _, r in (line.partition("=") for line in done.stdout.split())}
+            )
+    return roots
+
+
+def index(root: Path, data: Path) -> Any:
+    os.environ["IPUARO_DATA_DIR"] = str(data)
+    from ipuaro.config.schema import Config
+    from ipuaro.index.indexer import Indexer
+    from ipuaro.store.sqlite import SqliteStore
+
+    store = SqliteStore(data / "index.db", root.name)
+    Indexer(root, Config(), store).index()
+    return store
+
+
+def sample(store: Any, languages: tuple[str, ...], size: int) -> list[str]:
+    from ipuaro.index.parsers import language_for
+
+    names = sorted(
+        name
+        for name in store.symbol_names()
+        if len(name) > 2
+        and name not in NOT_BY_NAME
+        and any(language_for(d.path) in languages for d in store.find_definitions(name))
+    )
+    step = max(1, len(names) // size)
+    return names[::step][:size]
+
+
+def _column(root: Path, path: str, line: int, name: str) -> int | None:
+    lines = (root / path).read_text(encoding="utf-8").splitlines()
+    if not 1 <= line <= len(lines):
+        return None
+    match = re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", lines[line - 1])
+    return match.start() + 1 if match else None
+
+
+def definitions(store: Any, root: Path, name: str, languages: tuple[str, ...]) -> list[Any]:
+    from ipuaro.index.parsers import language_for
+
+    found = []
+    for d in store.find_definitions(name)[:20]:
+        if language_for(d.path) in languages:
+            column = _column(root, d.path, d.line, name)
+            if column is not None:
+                found.append({"file": d.path, "line": d.line, "column": column})
+    return found
+
+
+def ts_truth(root: Path, typescript: Path, store: Any, queries: list[Any]) -> list[set[Place]]:
+    from ipuaro.index.parsers import language_for
+
+    files = sorted(p for p in store.file_hashes() if language_for(p) in TS_LANGUAGES)
+    flat = [q for group in queries for q in group]
+    done = subprocess.run(
+        ["node", str(HERE / "ts_references_truth.cjs"), str(typescript)],
+        input=json.dumps({"root": str(root), "files": files, "queries": flat}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answers = iter(json.loads(done.stdout))
+    truths = []
+    for group in queries:
+        places: set[Place] = set()
+        for _query in group:
+            places.update((f, line) for f, line in next(answers) or [])
+        truths.append(places)
+    return truths
+
+
+def py_truth(root: Path, queries: list[Any]) -> list[set[Place]]:
+    import jedi
+    import jedi.inference.references as jedi_references
+    import parso.cache
+
+    # jedi stops looking after 30 parsed / 2,000 opened files: a truth must not stop early
+    jedi_references._PARSED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
+    jedi_references._OPENED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
+    parso.cache._CACHED_SIZE_TRIGGER = 10**9  # its collection drops trees jedi still reads
+    project = jedi.Project(root)
+    truths = []
+    for group in queries:
+        places: set[Place] = set()
+        for query in group:
+            script = jedi.Script(path=str(root / query["file"]), project=project)
+            for ref in script.get_references(query["line"], query["column"] - 1):
+                if ref.module_path is not None and str(ref.module_path).startswith(str(root)):
+                    places.add((Path(ref.module_path).relative_to(root).as_posix(), ref.line))
+        truths.append(places)
+    return truths
+
+
+def listed(store: Any, name: str) -> tuple[set[Place], set[Place], set[Place], float]:
+    from ipuaro.index.references import judge_references
+
+    refs = store.find_references(name)
+    started = time.perf_counter()
+    judged = judge_references(store, name, refs)
+    elapsed = time.perf_counter() - started
+    before = {(r.path, r.line) for r in refs}
+    after = {(j.reference.path, j.reference.line) for j in judged}
+    exact = {(j.reference.path, j.reference.line) for j in judged if j.confidence == "exact"}
+    return before, after, exact, elapsed
+
+
+def _ratio(part: int, whole: int) -> float:
+    return part / whole if whole else 1.0
+
+
+def measure(name: str, root: Path, typescript: Path | None, size: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as scratch:
+        store = index(root, Path(scratch))
+        python = typescript is None
+        languages = ("python",) if python else TS_LANGUAGES
+        names = sample(store, languages, size)
+        queries = [definitions(store, root, n, languages) for n in names]
+        kept = [(n, q) for n, q in zip(names, queries, strict=True) if q]
+        names, queries = [n for n, _ in kept], [q for _, q in kept]
+        if python:
+            truths = py_truth(root, queries)
+        else:
+            assert typescript is not None
+            truths = ts_truth(root, typescript, store, queries)
+        totals = {key: [0, 0, 0] for key in ("before", "after", "exact")}  # hit, listed, truth
+        judge_time = 0.0
+        for symbol, truth in zip(names, truths, strict=True):
+            before, after, exact, elapsed = listed(store, symbol)
+            judge_time += elapsed
+            for key, places in (("before", before), ("after", after), ("exact", exact)):
+                totals[key][0] += len(places & truth)
+                totals[key][1] += len(places)
+                totals[key][2] += len(truth)
+        store.close()
+    row: dict[str, Any] = {"corpus": name, "symbols": len(names), "judge_s": judge_time}
+    for key, (hit, count, truth_count) in totals.items():
+        row[key] = {
+            "precision": _ratio(hit, count),
+            "recall": _ratio(hit, truth_count),
+            "listed": count,
+            "truth": truth_count,
+        }
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpora", nargs="*", help="name=root pairs (default: fetched)")
+    parser.add_argument("--sample", type=int, default=60, help="symbol names per corpus")
+    parser.add_argument("--json", dest="json_out", type=Path, help="also write rows as JSON")
+    args = parser.parse_args(argv)
+    fetched = fetch()
+    if args.corpora:
+        roots = {n: Path(r) for n, _, r in (c.partition("=") for c in args.corpora)}
+    else:
+        roots = {n: fetched[n] for n in ("effect", "query-core", "rxjs", "django") if n in fetched}
+    rows = []
+    print(
+        "| corpus | symbols | before: precision / recall | after (all listed) | after (exact) |"
+        " judge time |"
+    )
+    print("|" + " --- |" * 6)
+    for name, root in roots.items():
+        python = name == "django" or not any(root.rglob("*.ts"))
+        typescript = None if python else fetched["typescript"]
+        row = measure(name, root, typescript, args.sample)
+        rows.append(row)
+        cells = " | ".join(
+            f"{row[k]['precision']:.3f} / {row[k]['recall']:.3f}"
+            for k in ("before", "after", "exact")
+        )
+        print(f"| {name} | {row['symbols']} | {cells} | {row['judge_s']:.2f} s |", flush=True)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,564 @@
+"""Which identifiers named like a symbol mean that symbol: the reference index lists every
+identifier with the name; this judges each one with the file's syntax tree and imports.
+
+Dropped (they name something else):
+
+- an identifier bound by a parameter or a local declaration in an enclosing function or block
+  (``function f(name) { name }``, ``const name = …`` in a body, a Python local assignment),
+  and a type name bound by an enclosing type parameter (``<T>``);
+- a property or attribute name (``options.name``, ``{name: 1}``, ``def name`` in a class,
+  ``f(name=1)``) when no definition of the symbol is a member of a class; a member access on
+  the file's import of a module or namespace (``ns.name``, ``module.name``) is kept.
+
+Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
+defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
+cannot settle (a global never declared in the file, ``obj.name`` when a class has a member
+so named, files of languages without a judge). ``import {a as b}`` / ``from m import a as b``
+add the uses of ``b`` in that file.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import tree_sitter
+from tree_sitter import Node
+
+from ipuaro.domain.files import FileAST
+from ipuaro.domain.indexes import Reference, SymbolDef
+from ipuaro.store.protocol import Store
+
+Confidence = Literal["exact", "name-only"]
+_Verdict = Literal["exact", "name-only", "drop"]
+
+JS_LANGUAGES: Final = frozenset({"typescript", "tsx", "javascript", "jsx"})
+_JUDGED: Final = JS_LANGUAGES | {"python"}
+
+_JS_FUNCTIONS: Final = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "function",
+        "generator_function_declaration",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+        # signatures bind their parameters too (overloads, interfaces, .d.ts, function types)
+        "function_signature",
+        "method_signature",
+        "abstract_method_signature",
+        "call_signature",
+        "construct_signature",
+        "function_type",
+        "constructor_type",
+    }
+)
+_JS_SCOPES: Final = frozenset(
+    {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_case"}
+)
+_JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
+_JS_DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
+_JS_NAMED: Final = frozenset(
+    {"function_declaration", "generator_function_declaration", "class_declaration"}
+)
+_JS_TYPE_OWNERS: Final = frozenset(
+    {
+        "function_declaration",
+        "function_signature",
+        "method_definition",
+        "method_signature",
+        "arrow_function",
+        "class_declaration",
+        "abstract_class_declaration",
+        "interface_declaration",
+        "type_alias_declaration",
+        "call_signature",
+        "construct_signature",
+        "function_type",
+    }
+)
+_JS_IMPORTS: Final = frozenset(
+    {"import_specifier", "namespace_import", "import_clause", "export_specifier"}
+)
+_PY_FUNCTIONS: Final = frozenset({"function_definition", "lambda"})
+_PY_NESTED: Final = frozenset({"function_definition", "lambda", "class_definition"})
+_PY_COMPREHENSIONS: Final = frozenset(
+    {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedReference:
+    reference: Reference
+    confidence: Confidence
+
+
+@dataclass(slots=True)
+class _Target:
+    name: str
+    definitions: set[tuple[str, int]]
+    """(path, line) of every definition: the definition sites themselves are references."""
+    module_level: set[str]
+    """Files defining the name outside any class."""
+    member: bool
+    """Some definition is a class member (methods, fields): ``x.name`` may mean it."""
+
+
+def judge_references(store: Store, name: str, refs: list[Reference]) -> list[JudgedReference]:
+    """``refs`` (every identifier called ``name``) less the ones that mean something else, each
+    marked ``exact`` or ``name-only``; uses of ``import {name as alias}`` aliases are added."""
+    definitions = store.find_definitions(name)
+    target = _target(name, definitions)
+    by_path: dict[str, list[Reference]] = defaultdict(list)
+    for ref in refs:
+        by_path[ref.path].append(ref)
+    files = store.get_files(by_path)
+    asts = store.get_asts(by_path)
+    judged: list[JudgedReference] = []
+    for path, group in by_path.items():
+        data = files.get(path)
+        ast = asts.get(path)
+        language = ast.language if ast is not None else None
+        if data is None or language not in _JUDGED:
+            judged += (JudgedReference(ref, _unjudged(target, path)) for ref in group)
+            continue
+        imported = ast is not None and any(info.name == name for info in ast.imports)
+        modules = _python_modules(ast) if ast is not None and language == "python" else set()
+        judge = _FileJudge(
+            store, path, "\n".join(data.lines), language or "", target, imported, modules
+        )
+        judged += judge.judge(group)
+    judged.sort(key=lambda item: (item.reference.path, item.reference.line, item.reference.column))
+    return judged
+
+
+def _target(name: str, definitions: list[SymbolDef]) -> _Target:
+    return _Target(
+        name=name,
+        definitions={(d.path, d.line) for d in definitions},
+        module_level={d.path for d in definitions if d.container is None},
+        member=any(d.container is not None for d in definitions) or not definitions,
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _tree(path: str, text: str) -> tree_sitter.Tree:
+    """Parsed trees of recent files (an agent asks about names in the same files again and
+    again; a TypeScript file with newer syntax costs two or three parses). Immutable."""
+    from ipuaro.index.parsers import parse_tree
+
+    return parse_tree(path, text)
+
+
+def _python_modules(ast: FileAST) -> set[str]:
+    """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
+    when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
+    names: set[str] = set()
+    for info in ast.imports:
+        if info.imported == "":
+            names.add(info.name.split(".", 1)[0])
+        elif info.imported and info.resolved:
+            module = "/" + info.resolved.removesuffix(".py").removesuffix("/__init__")
+            source = "/" + info.from_.lstrip(".").replace(".", "/")
+            # `from django.core.cache import cache` resolves to the package itself: an object
+            if module.endswith("/" + info.imported) and not module.endswith(source):
+                names.add(info.name)
+    return names
+
+
+def _unjudged(target: _Target, path: str) -> Confidence:
+    return "exact" if path in target.module_level else "name-only"
+
+
+class _FileJudge:
+    """Judges the references of one file against its freshly parsed tree."""
+
+    def __init__(
+        self,
+        store: Store,
+        path: str,
+        text: str,
+        language: str,
+        target: _Target,
+        imported: bool,
+        python_modules: set[str],
+    ) -> None:
+        self.store = store
+        self.path = path
+        self.lines = text.split("\n")
+        self.language = language
+        self.target = target
+        self.root = _tree(path, text).root_node
+        self.data = text.encode("utf-8", "surrogatepass")
+        self.bound_here = path in target.module_level or imported
+        self.namespaces = python_modules if language == "python" else self._namespaces()
+        self.local_namespaces = {
+            self._text(named)
+            for node in self._top_level()
+            if node.type in ("internal_module", "module")
+            and (named := node.child_by_field_name("name")) is not None
+        }
+        self.aliases: set[str] = set()
+        self.scopes: dict[tuple[int, int, str], set[str]] = {}
+        """Names each scope node binds, by (start, end, kind): computed once per scope."""
+
+    def judge(self, refs: list[Reference]) -> list[JudgedReference]:
+        result: list[JudgedReference] = []
+        for ref in refs:
+            node = self._node(ref)
+            verdict: _Verdict = "name-only" if node is None else self._verdict(node, ref)
+            if verdict != "drop":
+                result.append(JudgedReference(ref, verdict))
+        for alias in sorted(self.aliases):
+            for ref in self.store.find_references(alias, self.path):
+                if ref.path != self.path:
+                    continue
+                node = self._node(ref)
+                if node is not None and self._local(node, alias) is None:
+                    result.append(JudgedReference(ref, "exact"))
+        return result
+
+    # --- positions ---------------------------------------------------------------------------
+    def _node(self, ref: Reference) -> Node | None:
+        if not 1 <= ref.line <= len(self.lines):
+            return None
+        line = self.lines[ref.line - 1]
+        column = len(line[: ref.column - 1].encode("utf-8", "surrogatepass"))
+        width = len(self.target.name.encode("utf-8", "surrogatepass"))
+        row = ref.line - 1
+        node = self.root.named_descendant_for_point_range((row, column), (row, column + width))
+        return node
+
+    def _text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    # --- verdicts ----------------------------------------------------------------------------
+    def _verdict(self, node: Node, ref: Reference) -> _Verdict:
+        if (ref.path, ref.line) in self.target.definitions:
+            return "exact"
+        if self.language == "python":
+            return self._python(node)
+        return self._javascript(node)
+
+    def _settled(self) -> _Verdict:
+        return "exact" if self.bound_here else "name-only"
+
+    def _member(self, obj: Node | None) -> _Verdict:
+        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module)."""
+        while obj is not None and obj.type in (
+            "attribute",
+            "member_expression",
+            "nested_identifier",
+        ):
+            obj = obj.child_by_field_name("object")
+        if obj is not None and obj.type == "identifier":
+            if self._text(obj) in self.namespaces:
+                return "exact"
+            if self.path in self.target.module_level and self._text(obj) in self.local_namespaces:
+                return "exact"  # a namespace declared in the file that defines the symbol
+        return "name-only" if self.target.member else "drop"
+
+    def _javascript(self, node: Node) -> _Verdict:
+        parent = node.parent
+        kind = node.type
+        if parent is None:
+            return self._settled()
+        if kind in _JS_PROPERTY:
+            if parent.type in ("member_expression", "nested_identifier"):
+                return self._member(parent.child_by_field_name("object"))
+            return "name-only" if self.target.member else "drop"  # a member's own name, a key
+        if kind == "shorthand_property_identifier_pattern":
+            return "drop" if self._in_local_scope(node) else self._settled()
+        if parent.type == "nested_type_identifier" and parent.child_by_field_name("name") == node:
+            return self._member(parent.child_by_field_name("module"))  # Namespace.Type
+        if self.target.name in self.namespaces:
+            return "drop"  # `import * as X`: here X is a module, not the symbol
+        if parent.type in _JS_IMPORTS:
+            alias = parent.child_by_field_name("alias")
+            if alias is not None and alias is not node and parent.type == "import_specifier":
+                self.aliases.add(self._text(alias))
+            return "exact"
+        if self._local(node, self.target.name) is not None:
+            return "drop"
+        return self._settled()
+
+    def _python(self, node: Node) -> _Verdict:
+        parent = node.parent
+        if parent is None:
+            return self._settled()
+        if parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
+            return self._member(parent.child_by_field_name("object"))
+        if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
+            return "name-only" if self.target.member else "drop"
+        if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
+            grand = parent.parent
+            if parent.type == "aliased_import":
+                alias = parent.child_by_field_name("alias")
+                if alias is not None and alias is not node:
+                    self.aliases.add(self._text(alias))
+            elif grand is not None and grand.type == "aliased_import":
+                alias = grand.child_by_field_name("alias")
+                if alias is not None:
+                    self.aliases.add(self._text(alias))
+            return "exact"
+        if self._local(node, self.target.name) is not None:
+            return "drop"
+        return self._settled()
+
+    # --- scopes ------------------------------------------------------------------------------
+    def _local(self, node: Node, name: str) -> Node | None:
+        """The enclosing function, block or comprehension that binds ``name`` around
+        ``node``, or None when only the module (or nothing) binds it."""
+        if self.language == "python":
+            return self._python_local(node, name)
+        type_name = node.type == "type_identifier"
+        ancestor = node.parent
+        while ancestor is not None:
+            names_of = self._binder(ancestor.type, type_name)
+            if names_of is not None and name in self._bound(ancestor, names_of):
+                return ancestor
+            ancestor = ancestor.parent
+        return None
+
+    def _binder(self, kind: str, type_name: bool) -> Callable[[Node], set[str]] | None:
+        """What a node of ``kind`` binds for a name used as a type or as a value."""
+        if type_name:
+            return self._type_parameters if kind in _JS_TYPE_OWNERS else None
+        if kind in _JS_FUNCTIONS:
+            return self._parameters
+        return self._block_bindings if kind in _JS_SCOPES else None
+
+    def _bound(self, scope: Node, names_of: Callable[[Node], set[str]]) -> set[str]:
+        key = (scope.start_byte, scope.end_byte, names_of.__name__)
+        names = self.scopes.get(key)
+        if names is None:
+            names = self.scopes[key] = names_of(scope)
+        return names
+
+    def _in_local_scope(self, node: Node) -> bool:
+        ancestor = node.parent
+        while ancestor is not None:
+            if ancestor.type in _JS_FUNCTIONS or ancestor.type in _JS_SCOPES:
+                return True
+            ancestor = ancestor.parent
+        return False
+
+    def _type_parameters(self, owner: Node) -> set[str]:
+        parameters = owner.child_by_field_name("type_parameters")
+        if parameters is None:
+            return set()
+        names = set()
+        for parameter in parameters.named_children:
+            named = parameter.child_by_field_name("name")
+            if named is not None:
+                names.add(self._text(named))
+        return names
+
+    def _parameters(self, function: Node) -> set[str]:
+        names: set[str] = set()
+        single = function.child_by_field_name("parameter")  # `x => …`
+        if single is not None:
+            self._pattern_names(single, names)
+        parameters = function.child_by_field_name("parameters")
+        if parameters is not None:
+            for parameter in parameters.named_children:
+                pattern = parameter.child_by_field_name("pattern") or parameter
+                self._pattern_names(pattern, names)
+        return names
+
+    def _block_bindings(self, block: Node) -> set[str]:
+        names: set[str] = set()
+        for child in block.named_children:
+            kind = child.type
+            if kind in _JS_DECLARATIONS:
+                for declarator in child.named_children:
+                    if declarator.type == "variable_declarator":
+                        pattern = declarator.child_by_field_name("name")
+                        if pattern is not None:
+                            self._pattern_names(pattern, names)
+            elif kind in _JS_NAMED:
+                named = child.child_by_field_name("name")
+                if named is not None:
+                    names.add(self._text(named))
+        for field in ("left", "initializer", "parameter"):  # for (x of …), for (let i…), catch
+            bound = block.child_by_field_name(field)
+            if bound is not None:
+                if bound.type in _JS_DECLARATIONS:
+                    for declarator in bound.named_children:
+                        pattern = declarator.child_by_field_name("name")
+                        if pattern is not None:
+                            self._pattern_names(pattern, names)
+                elif block.type != "for_in_statement" or field != "left" or self._declares(block):
+                    self._pattern_names(bound, names)
+        return names
+
+    def _declares(self, loop: Node) -> bool:
+        kind = loop.child_by_field_name("kind")  # for (const x of …) vs for (x of …)
+        return kind is not None
+
+    def _pattern_names(self, pattern: Node, names: set[str]) -> None:
+        kind = pattern.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            names.add(self._text(pattern))
+        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
+            for child in pattern.named_children:
+                self._pattern_names(child, names)
+        elif kind == "pair_pattern":
+            value = pattern.child_by_field_name("value")
+            if value is not None:
+                self._pattern_names(value, names)
+        elif kind in ("assignment_pattern", "object_assignment_pattern"):
+            left = pattern.child_by_field_name("left")
+            if left is not None:
+                self._pattern_names(left, names)
+        elif kind in ("required_parameter", "optional_parameter"):
+            inner = pattern.child_by_field_name("pattern")
+            if inner is not None:
+                self._pattern_names(inner, names)
+
+    def _python_local(self, node: Node, name: str) -> Node | None:
+        ancestor = node.parent
+        while ancestor is not None:
+            kind = ancestor.type
+            if kind in _PY_FUNCTIONS and name in self._bound(ancestor, self._python_scope):
+                return ancestor
+            if kind in _PY_COMPREHENSIONS and name in self._bound(
+                ancestor, self._comprehension_names
+            ):
+                return ancestor
+            ancestor = ancestor.parent
+        return None
+
+    def _python_scope(self, function: Node) -> set[str]:
+        names: set[str] = set()
+        parameters = function.child_by_field_name("parameters")
+        if parameters is not None:
+            for parameter in parameters.named_children:
+                self._python_targets(parameter, names)
+        body = function.child_by_field_name("body")
+        if body is not None:
+            declared: set[str] = set()
+            self._python_body(body, names, declared)
+            names -= declared
+        return names
+
+    def _python_body(self, node: Node, names: set[str], declared: set[str]) -> None:
+        for child in node.named_children:
+            kind = child.type
+            if kind in ("function_definition", "class_definition"):
+                named = child.child_by_field_name("name")
+                if named is not None:
+                    names.add(self._text(named))
+                continue  # their bodies are scopes of their own
+            if kind == "decorated_definition":
+                self._python_body(child, names, declared)
+                continue
+            if kind in ("lambda", *_PY_COMPREHENSIONS):
+                continue
+            if kind in ("global_statement", "nonlocal_statement"):
+                declared.update(self._text(c) for c in child.named_children)
+                continue
+            if kind in ("assignment", "augmented_assignment", "for_statement", "for_in_clause"):
+                left = child.child_by_field_name("left")
+                if left is not None:
+                    self._python_targets(left, names)
+            elif kind == "named_expression":
+                named = child.child_by_field_name("name")
+                if named is not None:
+                    names.add(self._text(named))
+            elif kind == "as_pattern":
+                alias = child.child_by_field_name("alias")
+                if alias is not None:
+                    self._python_targets(alias, names)
+            elif kind in ("import_statement", "import_from_statement"):
+                for imported in child.children_by_field_name("name"):
+                    alias = imported.child_by_field_name("alias")
+                    target = alias or imported
+                    names.add(self._text(target).split(".", 1)[0])
+            elif kind == "except_clause":
+                for part in child.named_children:
+                    if part.type == "as_pattern":
+                        alias = part.child_by_field_name("alias")
+                        if alias is not None:
+                            self._python_targets(alias, names)
+            self._python_body(child, names, declared)
+
+    def _python_targets(self, target: Node, names: set[str]) -> None:
+        kind = target.type
+        if kind == "identifier":
+            names.add(self._text(target))
+        elif kind in ("default_parameter", "typed_default_parameter"):
+            named = target.child_by_field_name("name")
+            if named is not None:
+                names.add(self._text(named))
+        elif kind in (
+            "typed_parameter",
+            "list_splat_pattern",
+            "dictionary_splat_pattern",
+            "pattern_list",
+            "tuple_pattern",
+            "list_pattern",
+            "as_pattern_target",
+            "parenthesized_expression",
+        ):
+            for child in target.named_children:
+                if child.type != "type":
+                    self._python_targets(child, names)
+
+    def _comprehension_names(self, comprehension: Node) -> set[str]:
+        names: set[str] = set()
+        for child in comprehension.named_children:
+            if child.type == "for_in_clause":
+                left = child.child_by_field_name("left")
+                if left is not None:
+                    self._python_targets(left, names)
+        return names
+
+    def _top_level(self) -> list[Node]:
+        """Module-level statements, ``export``/``declare`` unwrapped."""
+        found: list[Node] = []
+        for child in self.root.named_children:
+            while child.type in ("export_statement", "ambient_declaration", "expression_statement"):
+                inner = child.child_by_field_name("declaration") or (
+                    child.named_children[0] if child.named_children else None
+                )
+                if inner is None:
+                    break
+                child = inner
+            found.append(child)
+        return found
+
+    # --- imports -----------------------------------------------------------------------------
+    def _namespaces(self) -> set[str]:
+        """Local names bound to a whole module: ``import * as ns``, ``import ns from``,
+        ``const ns = require()`` (Python's come from the resolved imports)."""
+        names: set[str] = set()
+        for child in self.root.named_children:
+            if child.type == "import_statement":
+                for clause in child.named_children:
+                    if clause.type != "import_clause":
+                        continue
+                    for part in clause.named_children:
+                        if part.type == "identifier":
+                            names.add(self._text(part))
+                        elif part.type == "namespace_import":
+                            names.update(
+                                self._text(n) for n in part.named_children if n.type == "identifier"
+                            )
+            elif child.type in _JS_DECLARATIONS:
+                for declarator in child.named_children:
+                    value = declarator.child_by_field_name("value")
+                    named = declarator.child_by_field_name("name")
+                    if (
+                        value is not None
+                        and named is not None
+                        and named.type == "identifier"
+                        and value.type == "call_expression"
+                        and self._text(value).startswith("require(")
+                    ):
+                        names.add(self._text(named))
+        return names

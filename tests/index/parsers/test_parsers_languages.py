@@ -1,0 +1,197 @@
+"""The languages read from their query alone (``_tags``): a marked fixture per language with
+exact spans, and what each records beyond spans (containers, imports, calls, TODOs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ipuaro.index.parsers import parse_source
+from ipuaro.index.parsers._languages import LANGUAGES, language_for
+from ipuaro.index.parsers._tags import type_name
+
+from .support import FIXTURES, marked_spans, parsed_spans
+
+LANGS = FIXTURES / "langs"
+FIXTURE_LANGUAGES = {
+    "shapes.go": "go",
+    "geometry.rs": "rust",
+    "Library.java": "java",
+    "store.c": "c",
+    "matrix.cpp": "cpp",
+    "Inventory.cs": "c_sharp",
+    "account.rb": "ruby",
+    "Cart.php": "php",
+    "Orders.kt": "kotlin",
+    "Shapes.swift": "swift",
+    "Routes.scala": "scala",
+    "queue.lua": "lua",
+    "deploy.sh": "bash",
+}
+
+
+def _parse(name: str):  # type: ignore[no-untyped-def]
+    return parse_source(f"src/{name}", (LANGS / name).read_text(encoding="utf-8"))
+
+
+def test_every_tags_language_has_a_fixture() -> None:
+    tags = {name for name, spec in LANGUAGES.items() if spec.reader == "tags"}
+    assert set(FIXTURE_LANGUAGES.values()) == tags
+    assert {path.name for path in LANGS.iterdir()} == set(FIXTURE_LANGUAGES)
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_LANGUAGES))
+def test_every_definition_has_its_exact_span(name: str) -> None:
+    parsed = _parse(name)
+    assert parsed.ast.language == FIXTURE_LANGUAGES[name]
+    assert not parsed.ast.parse_error
+    expected = marked_spans((LANGS / name).read_text(encoding="utf-8"))
+    assert len(expected) >= 2
+    assert parsed_spans(parsed) == expected
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_LANGUAGES))
+def test_todos_references_and_calls(name: str) -> None:
+    parsed = _parse(name)
+    assert [todo.tag for todo in parsed.ast.todos] == ["TODO"]
+    assert len(parsed.indexes.reference_table) >= 10
+    assert parsed.indexes.calls, "every fixture calls something"
+    # every recorded function or method is a symbol, with its container for methods
+    symbols = {(s.name, s.container) for s in parsed.indexes.symbols}
+    for cls in parsed.ast.classes:
+        assert (cls.name, None) in symbols or any(s[0] == cls.name for s in symbols)
+        for method in cls.methods:
+            assert (method.name, cls.name) in symbols
+
+
+def test_methods_outside_their_type() -> None:
+    go = _parse("shapes.go")
+    stack = next(c for c in go.ast.classes if c.name == "Stack")
+    assert [m.name for m in stack.methods] == ["Push", "Pop"]  # pointer receiver, generic type
+    # a receiver whose type is not a struct of this file: a function named Type.method
+    assert [f.name for f in go.ast.functions] == ["Map", "Celsius.String"]
+    assert ("String", "method", "Celsius") in {
+        (s.name, s.kind, s.container) for s in go.indexes.symbols
+    }
+    rust = _parse("geometry.rs")
+    methods = {c.name: [m.name for m in c.methods] for c in rust.ast.classes}
+    assert methods["Point"] == ["new"]  # impl<T: Copy> Point<T>
+    assert methods["Shape"] == ["area"]  # impl Area for Shape
+    assert methods["Area"] == ["area", "describe"]  # trait items
+    assert "Meter.fmt" in [f.name for f in rust.ast.functions]  # impl Display for Meter
+    assert "inner" not in [f.name for f in rust.ast.functions]  # nested in a function body
+    cpp = _parse("matrix.cpp")
+    matrix = next(c for c in cpp.ast.classes if c.name == "Matrix")
+    assert [(m.name, m.kind) for m in matrix.methods] == [
+        ("at", "method"),
+        ("Matrix", "constructor"),
+    ]
+    swift = _parse("Shapes.swift")
+    circle = next(c for c in swift.ast.classes if c.name == "Circle")
+    assert [m.name for m in circle.methods] == ["init", "area", "scaled"]  # extension Circle
+
+
+def test_overloads_and_same_named_types_stay_apart() -> None:
+    java = _parse("Library.java")
+    library = next(c for c in java.ast.classes if c.name == "Library")
+    finds = [(m.line_start, m.params) for m in library.methods if m.name == "find"]
+    assert finds == [(15, ["String isbn"]), (19, ["String author", "int limit"])]
+    scala = _parse("Routes.scala")
+    routers = [(c.line_start, [m.name for m in c.methods]) for c in scala.ast.classes]
+    assert (13, ["handle", "add", "add"]) in routers
+    assert (22, ["empty"]) in routers  # the companion object keeps its own method
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "shapes.go",
+            [("fmt", "fmt"), ("m", "math"), ("units", "example.com/shapes/internal/units")],
+        ),
+        (
+            "geometry.rs",
+            [
+                ("HashMap", "std::collections::HashMap"),
+                ("{self, Display}", "std::fmt::{self, Display}"),
+                ("Meter", "crate::units::Meter"),
+            ],
+        ),
+        ("store.c", [("stdio", "stdio.h"), ("stdlib", "stdlib.h"), ("store", "store.h")]),
+        ("account.rb", [("json", "json"), ("ledger", "ledger")]),
+        (
+            "Cart.php",
+            [("Product", "App\\Models\\Product"), ("Logger", "Psr\\Log\\LoggerInterface")],
+        ),
+        ("Orders.kt", [("max", "kotlin.math.max"), ("Cash", "com.example.money.Money")]),
+        ("queue.lua", [("json", "json"), ("util", "lib.util")]),
+    ],
+)
+def test_imports(name: str, expected: list[tuple[str, str]]) -> None:
+    imports = _parse(name).ast.imports
+    assert [(i.name, i.from_) for i in imports] == expected
+
+
+def test_the_query_tells_internal_imports() -> None:
+    kinds = {i.from_: i.type for i in _parse("geometry.rs").ast.imports}
+    assert kinds["crate::units::Meter"] == "internal"
+    assert kinds["std::collections::HashMap"] == "external"
+    kinds = {i.from_: i.type for i in _parse("store.c").ast.imports}
+    assert (kinds["store.h"], kinds["stdio.h"]) == ("internal", "external")
+    kinds = {i.from_: i.type for i in _parse("account.rb").ast.imports}
+    assert (kinds["ledger"], kinds["json"]) == ("internal", "external")
+
+
+def test_calls_are_attributed_to_the_qualified_method() -> None:
+    calls = {(c.caller, c.callee) for c in _parse("shapes.go").indexes.calls}
+    assert ("Stack.Push", "append") in calls
+    assert ("Map", "Println") in calls  # a closure's calls count for its function
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("*Stack[T]", "Stack"), ("ns::Box<T>", "Box"), ("&'a mut Point", "Point"), ("Vec", "Vec")],
+)
+def test_type_name(text: str, expected: str) -> None:
+    assert type_name(text) == expected
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_LANGUAGES))
+def test_broken_files_never_raise(name: str) -> None:
+    text = (LANGS / name).read_text(encoding="utf-8")
+    for cut in (len(text) // 3, len(text) // 2, len(text) - 7):
+        parsed = parse_source(f"src/{name}", text[:cut] + "\n}}} ((( <<<\n" + text[cut:])
+        assert parsed.ast.language == FIXTURE_LANGUAGES[name]
+
+
+def test_language_for_the_new_extensions() -> None:
+    assert [language_for(p) for p in ("a.go", "b.rs", "C.java", "d.h", "e.hpp", "f.kts")] == [
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "kotlin",
+    ]
+
+
+def test_grammars_load_lazily() -> None:
+    code = (
+        "import sys\nfrom ipuaro.index.parsers import parse_source\n"
+        "parse_source('a.go', 'package a\\nfunc F() {}\\n')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['tree_sitter_go']"
+
+
+def test_interfaces_are_interface_symbols() -> None:
+    kinds = {
+        (s.name, s.kind)
+        for name in ("Orders.kt", "Library.java", "shapes.go", "Inventory.cs")
+        for s in _parse(name).indexes.symbols
+    }
+    assert {("Repository", "interface"), ("Loan", "interface"), ("Shape", "interface")} <= kinds
+    assert ("IStock", "interface") in kinds and ("Order", "class") in kinds

@@ -1,0 +1,72 @@
+"""``ipuaro tool`` on Go-, Rust-, Java-, C- and Ruby-shaped projects: get_function,
+find_definition, get_class and get_structure answer from the tags languages' index."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ipuaro.cli.main import cli
+
+LANGS = Path(__file__).resolve().parents[1] / "fixtures" / "parsers" / "langs"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("IPUARO_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("IPUARO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("IPUARO_CONFIG_DIR", str(tmp_path / "user-config"))
+    root = tmp_path / "polyglot"
+    shutil.copytree(LANGS, root)
+    return root
+
+
+def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        cli, ["tool", tool_name, "--args", json.dumps(args), "--project", str(project)]
+    )
+    assert result.exit_code == 0, result.output
+    payload: dict[str, Any] = json.loads(result.stdout)
+    assert payload["success"], payload
+    return payload
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "qualified", "lines"),
+    [
+        ("shapes.go", "Push", "Stack.Push", (28, 30)),
+        ("geometry.rs", "Point.new", "Point.new", (25, 27)),
+        ("Library.java", "toString", "Library.toString", (23, 26)),
+        ("store.c", "store_add", "store_add", (23, 31)),
+        ("account.rb", "deposit", "Account.deposit", (14, 19)),
+    ],
+)
+def test_get_function(
+    project: Path, path: str, name: str, qualified: str, lines: tuple[int, int]
+) -> None:
+    found = tool(project, "get_function", path=path, name=name)["details"]["data"]["matches"]
+    assert [(m["name"], m["lineStart"], m["lineEnd"]) for m in found] == [(qualified, *lines)]
+
+
+def test_find_definition_get_class_and_structure(project: Path) -> None:
+    defined = tool(project, "find_definition", name="area")["details"]["data"]["definitions"]
+    assert {(d["path"], d["line"], d["container"]) for d in defined} == {
+        ("geometry.rs", 18, "Area"),
+        ("geometry.rs", 31, "Shape"),
+        ("Shapes.swift", 6, "Shape"),
+        ("Shapes.swift", 16, "Circle"),
+    }
+    text = tool(project, "get_class", path="Library.java", name="Library")["data"]
+    assert "find(String author, int limit) lines 19-21" in text
+    structure = tool(project, "get_structure")["data"]
+    assert "shapes.go" in structure and "account.rb" in structure
+    refs = tool(project, "find_references", name="Stack")["data"]
+    assert refs.startswith("3 references to 'Stack' in 1 file")
