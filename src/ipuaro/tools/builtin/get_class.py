@@ -13,7 +13,7 @@ from ipuaro.tools.excerpt import code_excerpt
 
 
 class GetClassArgs(ArgsModel):
-    path: str = Field(description="File that defines the class, relative to the project root")
+    path: str = Field(description="File that defines the class")
     name: str = Field(description="Class (or interface, type, enum) name")
 
 
@@ -21,7 +21,7 @@ class GetClass(BaseTool):
     name = "get_class"
     description = (
         "Get the full code of a class (or TypeScript interface/type/enum) with line numbers and "
-        'a list of its methods. Example: {"path": "src/user.ts", "name": "UserService"}'
+        "a list of its methods."
     )
     args_model = GetClassArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

@@ -21,7 +21,7 @@ class GetComplexity(BaseTool):
     description = (
         "Complexity metrics (lines of code, nesting depth, imports, score). With a file path: "
         "that file and its longest functions; without, or with a folder: the most complex files "
-        'ranked. Example: {"path": "src"}'
+        "ranked."
     )
     args_model = GetComplexityArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
