@@ -50,6 +50,7 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
         "python",
         "config",
         "store",
+        "sandbox",
         "model server",
         "model",
         *(f"grammar {g}" for g in GRAMMARS),
@@ -273,3 +274,18 @@ def test_broken_environment_value_is_the_failed_config_check(
     )
     assert result.stderr == f"ipuaro: {message}\n"
     assert lines_by_check(result)["config"].startswith(f"✗ config: {message} — fix:")
+
+
+def test_doctor_names_the_sandbox_engine_and_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ipuaro.security.sandbox import engine
+
+    found = engine()
+    line = lines_by_check(doctor(tmp_path, monkeypatch))["sandbox"]
+    if found is None:
+        assert "no engine" in line and "asked about" in line
+    else:
+        assert line == f"✓ sandbox: workspace via {found}, network off unless a command asks"
+    off = lines_by_check(doctor(tmp_path, monkeypatch, IPUARO_SANDBOX__PROFILE="off"))
+    assert off["sandbox"].startswith("✓ sandbox: off — commands can write anywhere")

@@ -22,6 +22,8 @@ PIPE = "reads commands from a pipe"
 INVISIBLE = "control or invisible characters"
 
 REFUSED: list[tuple[str, str]] = [
+    ("cat ~/.ssh/id_rsa", "reads `~/.ssh/id_rsa`, a known secret location"),
+    ("git -c core.pager=less log", "`git -c core.pager=...` makes git run a program"),
     # flag spellings and order
     ("rm -rf /", RM),
     ("rm -fr /", RM),
@@ -368,7 +370,7 @@ ALLOWED: list[tuple[str, str]] = [
 ASKED: list[tuple[str, str]] = [
     ("python x.py", "`python` is not on the whitelist"),
     ("cargo build", "`cargo` is not on the whitelist"),
-    ("make", "`make` is not on the whitelist"),
+    ("make -C ../other", "runs another folder's Makefile"),
     ("docker ps", "`docker` is not on the whitelist"),
     ("curl -s http://example.com", "`curl` is not on the whitelist"),
     ("ssh host ls", "`ssh` is not on the whitelist"),
@@ -382,7 +384,6 @@ ASKED: list[tuple[str, str]] = [
     ("cat secrets/token.txt", "reads the secret file `secrets/token.txt`"),
     ("cat < .env", "reads the secret file `.env`"),
     ("cat env_link", "reads the secret file `.env`"),
-    ("cat ~/.ssh/id_rsa", "reads the secret file `~/.ssh/id_rsa`"),
     # git prints files out of history and the staging area by `<revision>:<path>`.
     ("git show HEAD:.env", "reads the secret file `.env`"),
     ("git show :.env", "reads the secret file `.env`"),
@@ -400,7 +401,6 @@ ASKED: list[tuple[str, str]] = [
     ('node -e "console.log(1)"', "runs inline node code"),
     ("python - <<EOF\nprint(1)\nEOF", "runs inline python code"),
     ("find . -delete", "`find -delete` deletes every file it matches"),
-    ("git -c core.pager=less log", "`less` is not on the whitelist"),
     ("git -C /tmp status", "git works in `/tmp`, outside the project"),
     ("git config alias.st '!git status'", "sets git's `alias.st`"),
     ("git push origin $(git branch --show-current)", "could make this `git push --force`"),

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.stubs.model_server import ModelStubServer
@@ -29,6 +30,13 @@ from tests.tui.test_tui_edits import REPLACE
 
 SnapCompare = Callable[..., bool]
 RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+@pytest.fixture(autouse=True)
+def same_sandbox_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The snapshots are of the layout; the status bar's sandbox word depends on the kernel
+    (Landlock or not), so it reads the same on every machine."""
+    monkeypatch.setattr("ipuaro.security.sandbox.status_label", lambda name: f"sandbox: {name}")
 
 
 def steps(*actions: Callable[[Pilot[Any]], Awaitable[object]]) -> RunBefore:

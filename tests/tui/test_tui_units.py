@@ -266,3 +266,13 @@ def test_git_branch_reads_head(tmp_path: Path) -> None:
     assert git_branch(tmp_path / "sub") == "feature/x"
     (tmp_path / ".git" / "HEAD").write_text("0123456789abcdef\n", "utf-8")
     assert git_branch(tmp_path) == "01234567"
+
+
+def test_status_text_shows_the_sandbox_profile_or_its_warning() -> None:
+    from ipuaro.security.sandbox import status_label
+
+    assert status_text(StatusFields(project="p", sandbox=status_label("off"))).endswith(
+        "[⚠ sandbox off] ✓"
+    )
+    shown = status_text(StatusFields(project="p", sandbox=status_label("workspace")))
+    assert "[sandbox: workspace]" in shown or "[⚠ no sandbox]" in shown

@@ -283,3 +283,48 @@ def _model_names(provider: str, payload: Any) -> set[str]:
 def _has_model(model: str, names: set[str]) -> bool:
     # Ollama reports "llama3:latest" for a model pulled as "llama3".
     return model in names or (":" not in model and f"{model}:latest" in names)
+
+
+# --- sandbox ---------------------------------------------------------------------------------
+
+
+def check_sandbox(root: Path, config: Config) -> CheckResult:
+    """The sandbox engine and profile; where there is an engine, a real confined command must
+    fail to write next to the project (a probe in a temp folder, not the project itself)."""
+    import subprocess
+    import tempfile
+
+    from ipuaro.security.sandbox import SandboxProfile, engine
+
+    profile = SandboxProfile.for_project(root, config.sandbox)
+    if profile.name == "off":
+        return CheckResult("sandbox", True, "off — commands can write anywhere you can (config)")
+    found = engine()
+    if found is None:
+        return CheckResult(
+            "sandbox",
+            True,
+            f"{profile.name}: no engine (this kernel has no Landlock), so every command that "
+            "may write is asked about",
+        )
+    with tempfile.TemporaryDirectory(prefix="ipuaro-doctor-") as scratch:
+        project = Path(scratch, "project")
+        project.mkdir()
+        outside = Path(scratch, "outside.txt")
+        probe = SandboxProfile.for_project(project, config.sandbox)
+        argv = probe.wrap(["/bin/sh", "-c", f"echo x > '{outside}'; echo y > inside.txt"])
+        try:
+            subprocess.run(argv, cwd=project, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return CheckResult("sandbox", False, f"the probe did not run ({error})",
+                               "report this with the output of `uname -r`")  # fmt: skip
+        confined = not outside.exists() and (project / "inside.txt").exists()
+    if not confined:
+        return CheckResult(
+            "sandbox",
+            False,
+            f"{found} is present but a probe command was not confined as expected",
+            "set sandbox.profile to off only if you accept unconfined commands; report it",
+        )
+    network = "network on" if profile.network else "network off unless a command asks"
+    return CheckResult("sandbox", True, f"{profile.name} via {found}, {network}")

@@ -12,6 +12,7 @@ from ipuaro.cli.checks import (
     check_grammars,
     check_model_server,
     check_python,
+    check_sandbox,
     check_store,
 )
 from ipuaro.cli.common import EXIT_USAGE, load_project
@@ -43,6 +44,7 @@ def command(path: Path | None) -> None:
         check_python(),
         CheckResult("config", True, f"{config_detail}; project root {root}"),
         check_store(root, config),
+        check_sandbox(root, config),
         *check_grammars(),
         *check_model_server(config),
     ]

@@ -131,6 +131,19 @@ class CommandsConfig(Section):
     """Command output kept for the model (head and tail)."""
 
 
+class SandboxConfig(Section):
+    profile: Literal["workspace", "read-only", "off"] = "workspace"
+    """Where commands may write: ``workspace`` (the project and a private temp folder),
+    ``read-only`` (only the private temp folder), ``off`` (no sandbox; the status bar warns)."""
+    network: bool = False
+    """Let sandboxed commands open TCP connections without asking (``npm install`` asks
+    otherwise)."""
+    readable: list[str] = Field(default_factory=list)
+    """More folders outside the project that commands may read (``~`` expands)."""
+    writable: list[str] = Field(default_factory=list)
+    """More folders outside the project that commands may write (``~/.npm`` for a cache)."""
+
+
 class UndoConfig(Section):
     stack_size: int = Field(10, ge=1, le=1000)
     """How many applied changes can be undone."""
@@ -214,6 +227,7 @@ class Config(Section):
     context: ContextConfig = Field(default_factory=ContextConfig)
     watchdog: WatchdogConfig = Field(default_factory=WatchdogConfig)
     commands: CommandsConfig = Field(default_factory=CommandsConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     undo: UndoConfig = Field(default_factory=UndoConfig)
     edit: EditConfig = Field(default_factory=EditConfig)
     display: DisplayConfig = Field(default_factory=DisplayConfig)

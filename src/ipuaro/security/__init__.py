@@ -8,6 +8,9 @@ written, and how commands are executed.
 - :mod:`~ipuaro.security.content` — :func:`check_text` (NUL, pseudo-binary, UTF-8) and EOL
   helpers that keep a file's line endings.
 - :mod:`~ipuaro.security.runner` — :func:`run_shell`: process group, timeout, cancel, capped output.
+- :mod:`~ipuaro.security.sandbox` — :class:`SandboxProfile` and :func:`sandboxed_argv`: the
+  Landlock sandbox (:mod:`~ipuaro.security.landlock`) every command the model runs goes through;
+  the API script tools, hooks and MCP servers will reuse.
 
 Exceptions::
 

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipuaro.security.command_findings import Finding, Verdict, Where
+from ipuaro.security.command_git import check_git
 from ipuaro.security.command_paths import Note, Places
 from ipuaro.security.command_programs import (
     check_find,
-    check_git,
     check_interpreter,
     check_shell,
     installs_globally,
 )
+from ipuaro.security.command_projects import check_make, check_package_script
 from ipuaro.security.command_reads import secret_variable
 from ipuaro.security.command_rules import (
     COMMAND_ENV,
@@ -43,7 +44,8 @@ from ipuaro.security.shell_syntax import (
     Word,
     parse_script,
 )
-from ipuaro.security.wrappers import WRAPPERS, unwrap
+from ipuaro.security.wrappers import PACKAGE_RUNNERS as RUNNER_SUBCOMMANDS
+from ipuaro.security.wrappers import WRAPPERS, package_runner, unwrap
 
 if TYPE_CHECKING:
     from ipuaro.security.command_rules import Pattern
@@ -53,6 +55,7 @@ MAX_NESTING = 8
 """Most levels of ``bash -c``/``eval`` inside each other before the command is refused."""
 
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_OVERWRITE_REDIRECTS = frozenset({">", ">|", "&>", ">&"})
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^]]*\])?\+?=")
 _KEYWORD_NAMES = frozenset({":", ".", "source", "eval", "exec", "cd", "test", "echo", "printf"})
 
@@ -160,7 +163,10 @@ class Analysis:
         if op == "<&" or (op == ">&" and re.fullmatch(r"\d+-?|-", target.text)):
             return  # duplicating a file descriptor (`>&$x` may name a file: checked below)
         if op in _WRITE_REDIRECTS or op == ">&":
-            self.note(self.places.write(target, f"redirection `{op}` writes"), where)
+            notes = self.places.write(target, f"redirection `{op}` writes")
+            self.note(notes, where)
+            if not notes and op in _OVERWRITE_REDIRECTS:
+                self.note(self.places.overwrite(target, f"redirection `{op}`"), where)
         if op in ("<", "<>"):
             self.note(self.places.secret(target), where)
 
@@ -188,11 +194,17 @@ class Analysis:
             if name in PRIVILEGE_NAMES:
                 self.add("deny", f"`{name}` runs commands with other privileges", where)
                 return
-            if name not in WRAPPERS:
-                break
-            if name in PACKAGE_RUNNERS and name in self.allowed_names:
+            if name in WRAPPERS:
+                unwrapped = unwrap(name, args)
+            else:
+                runner = package_runner(name, args)  # `npm exec X`, `uv run X`, ...
+                if runner is None:
+                    break
+                unwrapped = runner
+            if (name in PACKAGE_RUNNERS or name in RUNNER_SUBCOMMANDS) and (
+                name in self.allowed_names
+            ):
                 wrapper_allowed = name
-            unwrapped = unwrap(name, args)
             for target in unwrapped.writes:
                 self.note(self.places.write(target, f"`{name}` writes"), where)
             for assignment in unwrapped.assignments:
@@ -298,6 +310,8 @@ class Analysis:
         self, name: str, args: list[Word], where: Where, piped: bool, stdin_body: str | None
     ) -> str | None:
         """Command-specific checks; returns an allow reason when they vouch for the command."""
+        if name in ("npm", "pnpm", "yarn", "bun"):
+            check_package_script(self, name, args, where)  # before `bun -e` below
         if name in SHELLS:
             return check_shell(self, name, args, where, piped, stdin_body)
         if name in INLINE_CODE_FLAGS:
@@ -329,8 +343,10 @@ class Analysis:
                     self.code_word(
                         Word(value, value, dynamic=word.dynamic), f"alias {alias}", where
                     )
-        elif name in ("npm", "pnpm", "yarn") and installs_globally(name, args):
+        elif name in ("npm", "pnpm", "yarn", "bun") and installs_globally(name, args):
             self.add("ask", f"`{name}` installs outside the project (global)", where)
+        elif name == "make":
+            return check_make(self, args, where)
         elif name == "rg" and any(w.text.startswith("--pre") for w in args):
             self.add("ask", "`rg --pre` runs a program on every file", where)
         elif name == "printenv" or (name in ("set", "export", "declare") and _prints_vars(args)):

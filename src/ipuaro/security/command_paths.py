@@ -13,6 +13,7 @@ from typing import Literal
 from ipuaro.security.command_reads import NAMES_ONLY, git_object_paths, recursive_targets
 from ipuaro.security.lookalike import ascii_reading
 from ipuaro.security.paths import PathPolicy
+from ipuaro.security.sandbox import home_folder, is_secret_location
 from ipuaro.security.shell_syntax import Word
 
 __all__ = ["DEVICES", "Note", "Places"]
@@ -104,6 +105,17 @@ class Places:
                 return [("deny", f"{how} the protected path {shown}")]
         return notes
 
+    def overwrite(self, word: Word, how: str) -> list[Note]:
+        """Ask before emptying a file that exists (uncommitted work would be lost); new files
+        and appends are fine."""
+        if word.dynamic or word.text in DEVICES or _FD_DEVICE.fullmatch(word.text):
+            return []
+        for path in self._expanded(word):
+            if path.is_file():
+                shown = self.paths.inside(path) or word.text
+                return [("ask", f"{how} empties the existing file `{shown}` before writing")]
+        return []
+
     def secret(self, word: Word, *, names_only: bool = False) -> list[Note]:
         """Ask before a command reads a secret file (in the project, or a known one outside),
         or a path known only at run time while the project holds secret files."""
@@ -113,19 +125,23 @@ class Places:
         if word.dynamic:
             return [] if names_only else self.dynamic_read(word)
         found: list[str] = []
-        if word.tilde or text.startswith("~"):
-            if _secret_elsewhere(self.paths, PurePosixPath(text)):
+        outside = ""
+        tilde = word.tilde or text.startswith("~")
+        for path in [_home_path(text)] if tilde else self._expanded(word):
+            rel = None if tilde else self.paths.inside(path)
+            if rel is None and not names_only and is_secret_location(path):
+                return [("deny", f"reads `{text}`, a known secret location outside the project")]
+            if rel is None and _secret_elsewhere(self.paths, PurePosixPath(path)):
                 found.append(text)
-        else:
-            for path in self._expanded(word):
-                rel = self.paths.inside(path)
-                if rel is None and _secret_elsewhere(self.paths, PurePosixPath(path)):
-                    found.append(text)
-                elif rel is not None and self.paths.is_secret(rel):
-                    found.append(rel)
-        if not found:
-            return []
-        return [("ask", f"reads the secret file `{found[0]}`; secrets need the user's allowance")]
+            elif rel is None and not names_only and not _harmless_outside(path):
+                outside = outside or text
+            elif rel is not None and self.paths.is_secret(rel):
+                found.append(rel)
+        if found:
+            return [("ask", f"reads the secret file `{found[0]}`; {_ALLOWANCE}")]
+        if outside:
+            return [("ask", f"reads `{outside}`, outside the project")]
+        return []
 
     def dynamic_read(self, word: Word) -> list[Note]:
         """A file named only at run time (``$f``, ``$(...)``, xargs input): ask when its spelled
@@ -150,12 +166,15 @@ class Places:
                 if notes:
                     return notes
                 continue
-            if folder.tilde or folder.text.startswith("~"):
-                continue
-            for path in self._expanded(folder):
-                rel = self.paths.inside(path)
+            tilde = folder.tilde or folder.text.startswith("~")
+            for path in [_home_path(folder.text)] if tilde else self._expanded(folder):
+                rel = None if tilde else self.paths.inside(path)
+                if rel is None and any(is_secret_location(p) for p in (path, *_below(path))):
+                    return [("deny", f"{what} reads `{folder.text}`, which holds a known "
+                             "secret location outside the project")]  # fmt: skip
                 if rel is None:
-                    continue
+                    return [("ask", f"{what} reads every file under `{folder.text}`, outside "
+                             "the project")]  # fmt: skip
                 found = self.paths.secret_files(rel)
                 if found is None:
                     return [("ask", f"{what} reads every file under `{folder.text}`, and the "
@@ -214,6 +233,30 @@ def _write_targets(name: str, args: list[Word], operands: list[Word]) -> list[Wo
         if output is not None:
             return [output]
         return operands[1:2] if name == "uniq" else []  # `uniq IN OUT` writes OUT
+    return []
+
+
+def _home_path(text: str) -> Path:
+    """``~/x`` in the user's home; ``~user/x`` in that user's."""
+    head, _, rest = text.partition("/")
+    home = home_folder() if head == "~" else Path("/home", head[1:])
+    return home / rest if rest else home
+
+
+def _harmless_outside(path: Path) -> bool:
+    """Devices and the null-like files every build touches; not worth a question."""
+    return path.parts[:2] == ("/", "dev") or path.as_posix() in ("/", ".")
+
+
+def _below(folder: Path) -> list[Path]:
+    """The secret places inside ``folder`` (``grep -r x ~`` walks ``~/.ssh``)."""
+    home = home_folder()
+    if home.is_relative_to(folder):
+        return [home / ".ssh"]
+    if folder in (Path("/"), Path("/etc")):
+        return [Path("/etc/shadow")]
+    if folder == Path("/home"):
+        return [Path("/home/-someone-else")]
     return []
 
 

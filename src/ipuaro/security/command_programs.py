@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from ipuaro.security.command_findings import Where
 from ipuaro.security.command_reads import NAMES_ONLY
-from ipuaro.security.command_rules import GIT_COMMAND_KEYS, INLINE_CODE_FLAGS, SAFE_PYTHON_MODULES
+from ipuaro.security.command_rules import INLINE_CODE_FLAGS, SAFE_PYTHON_MODULES
 from ipuaro.security.shell_syntax import Word
 
 if TYPE_CHECKING:
     from ipuaro.security.command_check import Analysis
 
-__all__ = ["check_find", "check_git", "check_interpreter", "check_shell", "installs_globally"]
+__all__ = ["check_find", "check_interpreter", "check_shell", "installs_globally"]
 
 # String literals in program text ('...', "...", `...`): shell commands hide in them.
 _LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|`([^`]*)`")
@@ -149,47 +149,6 @@ def check_find(an: Analysis, args: list[Word], where: Where) -> None:
         elif text in ("-fprint", "-fprint0", "-fls", "-fprintf") and index + 1 < len(args):
             an.note(an.places.write(args[index + 1], f"`find {text}` writes"), where)
         index += 1
-
-
-def check_git(an: Analysis, args: list[Word], where: Where) -> None:
-    """git options that point it elsewhere or make it run commands."""
-    index = 0
-    subcommand = ""
-    while index < len(args):
-        text = args[index].text
-        value = args[index + 1] if index + 1 < len(args) else None
-        if not subcommand and text == "-C" and value is not None:
-            if value.dynamic or value.tilde or an.places.outside(value.text):
-                an.add("ask", f"git works in `{value.raw}`, outside the project", where)
-            index += 2
-            continue
-        if not subcommand and text == "-c" and value is not None:
-            _git_setting(an, value.text, where)
-            index += 2
-            continue
-        if not subcommand and text.startswith(("--git-dir", "--work-tree", "--exec-path")):
-            an.add("ask", f"git option `{text}` points git elsewhere", where)
-        elif not subcommand and not text.startswith("-"):
-            subcommand = text
-        elif subcommand == "config" and text in ("--global", "--system"):
-            an.add("ask", f"`git config {text}` changes settings outside the project", where)
-        elif subcommand == "config" and not text.startswith("-"):
-            if GIT_COMMAND_KEYS.match(text):
-                an.add("ask", f"sets git's `{text}`, which runs a command", where)
-            break
-        index += 1
-
-
-def _git_setting(an: Analysis, setting: str, where: Where) -> None:
-    """``git -c key=value`` where the value is a command git runs: check it, then ask."""
-    key, _, value = setting.partition("=")
-    if not GIT_COMMAND_KEYS.match(key):
-        return
-    if key.lower().startswith("alias.") and not value.startswith("!"):
-        an.analyse_text(f"git {value}", f"git {key}", where)  # an alias of git itself
-    elif value:
-        an.analyse_text(value.removeprefix("!"), f"git {key}", where)
-    an.add("ask", f"`git -c {key}=...` sets a command git will run", where)
 
 
 def installs_globally(name: str, args: list[Word]) -> bool:

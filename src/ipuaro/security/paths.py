@@ -177,9 +177,7 @@ class PathPolicy:
         if lexical != self.root and self.root not in lexical.parents:
             lexical = self._through_root_alias(lexical)
         if lexical != self.root and self.root not in lexical.parents:
-            raise PathRefused(
-                path, "it is outside the project root", f"use a path inside {self.root}"
-            )
+            raise _outside(path, lexical, self.root)
         try:
             real = lexical.resolve(strict=False)
         except (OSError, RuntimeError) as error:
@@ -246,6 +244,10 @@ class PathPolicy:
                     "type the plain ASCII character",
                 )
         if path.startswith("~"):
+            head, _, rest = path.partition("/")
+            home = Path.home() if head == "~" else Path("/home", head[1:])
+            if _secret_place(home / rest):
+                raise _outside(path, home / rest, self.root)
             raise PathRefused(path, "'~' (a home directory) is outside the project")
         if _DRIVE.match(path):
             raise PathRefused(path, "it is a Windows drive path, outside the project")
@@ -263,3 +265,25 @@ class PathPolicy:
             hidden_root = decoded.startswith(("~", "\\", "/")) and not path.startswith("/")
             if ".." in PurePosixPath(decoded.replace("\\", "/")).parts or hidden_root:
                 raise PathRefused(path, "it hides '..' or a root in URL encoding (%2e, %2f)")
+
+
+def _secret_place(path: Path) -> bool:
+    from ipuaro.security.sandbox import is_secret_location
+
+    return is_secret_location(path)
+
+
+def _outside(path: str, where: Path, root: Path) -> PathRefused:
+    """The same answer commands get for the same place: a known secret location is never
+    read; anything else outside the project is not a tool's to read (a command asks first)."""
+    if _secret_place(where):
+        return PathRefused(
+            path,
+            "it is a known secret location outside the project",
+            "it is never read, by tools or by commands",
+        )
+    return PathRefused(
+        path,
+        "it is outside the project root",
+        f"use a path inside {root}; to read a file elsewhere, run_command asks the user first",
+    )

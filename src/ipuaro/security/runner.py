@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import CommandsConfig
+    from ipuaro.security.sandbox import SandboxProfile
 
 __all__ = [
     "ALWAYS_HIDDEN_ENV",
@@ -108,8 +109,13 @@ async def run_shell(
     cancel: asyncio.Event | None = None,
     *,
     kill_grace: float = 0.5,
+    sandbox: SandboxProfile | None = None,
 ) -> CommandOutcome:
-    """Run ``command`` and return its outcome; ``env`` replaces the environment when given."""
+    """Run ``command`` and return its outcome; ``env`` replaces the environment when given.
+
+    With ``sandbox`` the command runs confined by that profile
+    (:func:`~ipuaro.security.sandbox.sandboxed_argv`), with ``TMPDIR`` in its private folder.
+    """
     if not isinstance(command, str) or not command.strip():
         raise ValueError("run_shell needs a non-empty command string")
     if not Path(cwd).is_dir():
@@ -120,11 +126,13 @@ async def run_shell(
         raise ValueError(f"output_limit must be at least {MIN_OUTPUT_LIMIT} bytes")
     shell = "/bin/bash" if Path("/bin/bash").exists() else "/bin/sh"
     environment = {**(os.environ if env is None else env), **_NON_INTERACTIVE}
+    argv = [shell, "-c", command]
+    if sandbox is not None:
+        argv = sandbox.wrap(argv)
+        environment = sandbox.environment(environment)
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
-        shell,
-        "-c",
-        command,
+        *argv,
         cwd=str(cwd),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

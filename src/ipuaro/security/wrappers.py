@@ -136,3 +136,72 @@ def _finish(name: str, argv: list[Word], out: Unwrapped, replace: str | None) ->
             argv = [*argv, Word("<stdin words>", "<stdin words>", dynamic=True)]
     out.argv = argv
     return out
+
+
+@dataclass(frozen=True)
+class _Runner:
+    subcommands: tuple[tuple[str, ...], ...]  # word sequences that start a wrapped program
+    value_options: frozenset[str] = frozenset()
+    code_options: frozenset[str] = frozenset()  # options whose value is shell code
+
+
+_NPM_VALUES = "-p --package -w --workspace --prefix --userconfig --cache --registry"
+_UV_VALUES = """--with --with-editable --with-requirements -p --python --directory --project
+    --package --extra --group --env-file --index --index-url --extra-index-url --from"""
+PACKAGE_RUNNERS: dict[str, _Runner] = {
+    "npm": _Runner(
+        (("exec",), ("x",)), frozenset(_NPM_VALUES.split()), frozenset({"-c", "--call"})
+    ),
+    "pnpm": _Runner(
+        (("exec",), ("dlx",)), frozenset(f"{_NPM_VALUES} -C --dir".split()), frozenset({"-c"})
+    ),
+    "yarn": _Runner((("dlx",), ("exec",)), frozenset(["-p", "--package", "--cwd"])),
+    "bun": _Runner((("x",),), frozenset(["-p", "--package"])),
+    "uv": _Runner((("run",), ("tool", "run")), frozenset(_UV_VALUES.split())),
+    "uvx": _Runner(((),), frozenset(_UV_VALUES.split())),
+    "pipx": _Runner((("run",),), frozenset(["--spec", "--python", "--index-url", "--pip-args"])),
+    "poetry": _Runner((("run",),), frozenset(["-C", "--directory", "-P", "--project"])),
+    "hatch": _Runner((("run",),), frozenset(["-e", "--env"])),
+    "pdm": _Runner((("run",),), frozenset(["-p", "--project"])),
+}
+"""Programs that run another program through a subcommand (``npm exec X``, ``uv run X``)."""
+
+
+def package_runner(name: str, args: list[Word]) -> Unwrapped | None:
+    """What ``name args`` runs when it is a package runner's subcommand, else None.
+
+    ``npm exec -- rm -rf ..`` runs ``rm -rf ..``; ``npm exec --call 'CODE'`` runs shell code.
+    Options before the subcommand (``npm --prefix . exec``) are skipped like its own.
+    """
+    runner = PACKAGE_RUNNERS.get(name)
+    if runner is None:
+        return None
+    index = _skip_options(args, 0, runner, allow_code=False)[0]
+    for words in runner.subcommands:
+        if [w.text for w in args[index : index + len(words)]] == list(words):
+            index, code = _skip_options(args, index + len(words), runner, allow_code=True)
+            if code is not None:
+                return Unwrapped(argv=None, code=code)
+            rest = args[index:]
+            return Unwrapped(argv=rest or None, note=f"`{name}` with nothing to run")
+    return None
+
+
+def _skip_options(
+    args: list[Word], index: int, runner: _Runner, *, allow_code: bool
+) -> tuple[int, Word | None]:
+    while index < len(args):
+        text = args[index].text
+        if text == "--":
+            return index + 1, None
+        if not text.startswith("-") or len(text) == 1 or args[index].dynamic:
+            break
+        option, has_inline, inline = text.partition("=")
+        value: Word | None = Word(inline, inline) if has_inline else None
+        if value is None and (option in runner.value_options or option in runner.code_options):
+            index += 1
+            value = args[index] if index < len(args) else None
+        if allow_code and option in runner.code_options and value is not None:
+            return index + 1, value
+        index += 1
+    return index, None

@@ -6,13 +6,22 @@ The command's environment is ours minus credentials
 ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and every variable named ``*_API_KEY``, ``*_TOKEN`` or
 ``*_SECRET``. So ``echo $OPENAI_API_KEY`` or ``cat /proc/self/environ`` run by the model cannot
 put the model's own key into the conversation.
+
+Every command runs in the kernel sandbox of :func:`sandbox_profile` (``sandbox.profile`` in the
+configuration): with the network off unless the command needs it and the user agrees (or
+``sandbox.network`` is on). Where the machine has no sandbox engine, every command the policy
+does not know to be read-only is asked about, however the policy judged it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
 
+from ipuaro.security.command_needs import needs_network, only_reads
+from ipuaro.security.commands import CommandDecision
+from ipuaro.security.sandbox import SandboxProfile, engine
 from ipuaro.tools.base import (
     ConfirmDecision,
     ConfirmRequest,
@@ -21,17 +30,50 @@ from ipuaro.tools.base import (
     ToolRefused,
 )
 
+_log = logging.getLogger(__name__)
+_DENIED_WORDS = ("permission denied", "eacces", "operation not permitted", "eperm")
+"""How programs report what the sandbox refused (``cat``, Node, Python, git ...)."""
+_PROFILES: dict[tuple[object, ...], SandboxProfile] = {}
+_WARNED: set[str] = set()
 
-async def check_command(ctx: ToolContext, command: str, purpose: str) -> None:
-    """Raise ToolRefused unless the policy allows ``command`` or the user says run."""
+
+def sandbox_profile(ctx: ToolContext) -> SandboxProfile:
+    """The session's sandbox for ``ctx.root`` (one private temp folder per project and
+    settings). Says once, in the log, when the machine has no engine."""
+    config = ctx.config.sandbox
+    key = (ctx.root, config.profile, config.network, *config.readable, "|", *config.writable)
+    profile = _PROFILES.get(key)
+    if profile is None:
+        profile = _PROFILES[key] = SandboxProfile.for_project(ctx.root, config)
+        if profile.name != "off" and engine() is None and "engine" not in _WARNED:
+            _WARNED.add("engine")
+            _log.warning("%s", profile.describe())
+    return profile
+
+
+async def check_command(ctx: ToolContext, command: str, purpose: str) -> CommandDecision:
+    """The policy's decision once the user settled any question; ToolRefused otherwise."""
     decision = ctx.commands.decide(command)
     if decision.verdict == "deny":
         raise ToolRefused(f"command refused by policy: {decision.reason}")
+    profile = sandbox_profile(ctx)
+    if (
+        decision.verdict == "allow"
+        and profile.name != "off"
+        and not profile.active
+        and not only_reads(command, decision.segments)
+    ):
+        decision = CommandDecision(
+            "ask",
+            "ask: this machine has no sandbox engine (Landlock), so commands that may write "
+            "are asked about",
+            decision.segments,
+        )
     if decision.verdict == "allow":
-        return
+        return decision
     if ctx.confirm is None:
         if ctx.headless_allow_commands:
-            return
+            return decision
         raise ToolRefused(
             f"command needs the user's approval ({decision.reason}) and nobody can be asked "
             "in this run; allow it in the whitelist or run interactively."
@@ -54,6 +96,36 @@ async def check_command(ctx: ToolContext, command: str, purpose: str) -> None:
             # Not a plain name (a path, a blacklisted tool): it is simply asked again next time.
             with contextlib.suppress(ValueError):
                 ctx.commands.allow_always(words[0])
+    return decision
+
+
+async def network_allowed(ctx: ToolContext, decision: CommandDecision) -> bool:
+    """Whether this command may use the network: always when the profile allows it; when it
+    needs it (``npm install``), if the user agrees; otherwise not."""
+    profile = sandbox_profile(ctx)
+    if profile.network or not profile.active:
+        return True
+    wanted = needs_network(decision.segments)
+    if not wanted:
+        return False
+    if ctx.confirm is None:
+        if ctx.headless_allow_commands:
+            return True
+        raise ToolRefused(
+            f"`{wanted}` needs the network, which the sandbox keeps off, and nobody can be "
+            "asked in this run; set sandbox.network to true or run interactively."
+        )
+    answer = await ctx.confirm(
+        ConfirmRequest(
+            kind="command",
+            title="Let this command use the network?",
+            description=f"`{wanted}` reaches the network; commands run offline otherwise.",
+        )
+    )
+    choice = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+    if choice.choice == "reject":
+        raise ToolRefused(f"the user did not let `{wanted}` use the network.")
+    return True
 
 
 async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -> ToolOutcome:
@@ -64,7 +136,9 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
         secret_environment_names,
     )
 
-    await check_command(ctx, command, purpose)
+    decision = await check_command(ctx, command, purpose)
+    online = await network_allowed(ctx, decision)
+    sandbox = sandbox_profile(ctx)
     hidden = secret_environment_names([ctx.config.llm.api_key_env])
     outcome = await run_shell(
         command,
@@ -73,6 +147,7 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
         output_limit=ctx.config.commands.output_limit_bytes,
         env=environment_without(hidden),
         cancel=ctx.cancel,
+        sandbox=sandbox.with_network(online) if sandbox.active else None,
     )
     status = f"exit code {outcome.exit_code}"
     if outcome.timed_out:
@@ -86,6 +161,14 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
             f"\n[output cut to {ctx.config.commands.output_limit_bytes} bytes: the head and the "
             "tail are kept; re-run with a filter (| grep, | tail -n 50) to see a part]"
         )
+    lowered = outcome.output.lower()
+    if sandbox.active and outcome.exit_code != 0 and any(w in lowered for w in _DENIED_WORDS):
+        network = "on for this command" if online else "off"
+        body += (
+            f"\n[ipuaro: commands run in a sandbox ({sandbox.name}): they write only inside the "
+            f"project, cannot read secrets outside it, and the network is {network}; a "
+            "'Permission denied' above may come from it]"
+        )
     text = f"{header}\n{body}"
     data = {
         "command": command,
@@ -94,6 +177,7 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
         "cancelled": outcome.cancelled,
         "truncated": outcome.truncated,
         "durationS": round(outcome.duration_s, 3),
+        "sandbox": sandbox.name if sandbox.active else "none",
     }
     if outcome.exit_code == 0 and not outcome.timed_out and not outcome.cancelled:
         return ToolOutcome.ok(text, data=data)

@@ -122,7 +122,10 @@ class IpuaroApp(App[int]):
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        fields = StatusFields(project=self.project, branch=self.branch)
+        from ipuaro.security.sandbox import status_label
+
+        sandbox = status_label(self.config.sandbox.profile)
+        fields = StatusFields(project=self.project, branch=self.branch, sandbox=sandbox)
         yield StatusBar(fields, self.clock, self.started, id="status")
         yield ChatLog(id="chat")
         yield Static("", id="queue")

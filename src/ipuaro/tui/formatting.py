@@ -58,6 +58,8 @@ class StatusFields:
     plan: bool = False
     indexing: str | None = None
     """``indexing 40%`` while a background re-index runs."""
+    sandbox: str = ""
+    """``sandbox: workspace``, or a warning when commands run unconfined."""
 
 
 def status_text(fields: StatusFields) -> str:
@@ -76,5 +78,7 @@ def status_text(fields: StatusFields) -> str:
         parts.append("[plan]")
     if fields.indexing:
         parts.append(f"[{fields.indexing}]")
+    if fields.sandbox:
+        parts.append(f"[{fields.sandbox}]")
     parts.append(STATE_MARKS[fields.state])
     return " ".join(parts)
