@@ -233,6 +233,10 @@ def test_unreachable_server_says_how_to_start_one(project: Path, tmp_path: Path)
 def test_bad_flags_are_usage_errors(project: Path, tmp_path: Path) -> None:
     done = run(project, run_env(tmp_path, None, free_port()), "-p", "x", "--new", "--session", "a")
     assert done.returncode == 2 and "exclude each other" in done.stderr
+    done = run(
+        project, run_env(tmp_path, None, free_port()), "-p", "x", "--continue", "--resume", "a"
+    )
+    assert done.returncode == 2 and "--continue and --resume exclude each other" in done.stderr
     done = run(project, run_env(tmp_path, None, free_port()), "-p", "  ")
     assert done.returncode == 2 and "prompt is empty" in done.stderr
 
@@ -268,7 +272,7 @@ def test_the_session_survives_sigkill_between_turns(
 
     second = ScriptedModel([answer])
     model_server.responder = second
-    done = run(project, env, "-p", "go on", "--output", "json")
+    done = run(project, env, "-p", "go on", "--output", "json", "--continue")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["answer"] == "resumed with 1 earlier result(s)"
@@ -288,15 +292,32 @@ def test_the_session_survives_sigkill_between_turns(
     assert [s["id"] for s in sessions] == [result["sessionId"]]
 
 
-@pytest.mark.parametrize("flag", ["--new"])
-def test_new_starts_another_session(
-    project: Path, model_server: ModelStubServer, tmp_path: Path, flag: str
+@pytest.mark.parametrize("flags", [(), ("--new",)])
+def test_every_run_starts_a_new_session_by_default(
+    project: Path, model_server: ModelStubServer, tmp_path: Path, flags: tuple[str, ...]
 ) -> None:
     env = run_env(tmp_path, model_server)
     model_server.responder = ScriptedModel([ScriptedReply(text="one"), ScriptedReply(text="two")])
     first = json.loads(run(project, env, "-p", "a", "--output", "json").stdout)
-    second = json.loads(run(project, env, "-p", "b", "--output", "json", flag).stdout)
+    second = json.loads(run(project, env, "-p", "b", "--output", "json", *flags).stdout)
     assert first["sessionId"] != second["sessionId"]
+    assert [m.get("content") for m in model_server.chat_requests()[1]["messages"]][-1] == "b"
+    assert len(model_server.chat_requests()[1]["messages"]) == 2  # system + b: nothing of a
+
+
+def test_continue_and_resume_pick_up_a_session(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    model_server.responder = ScriptedModel([ScriptedReply(text=t) for t in "1234"])
+    first = json.loads(run(project, env, "-p", "a", "--output", "json").stdout)
+    second = json.loads(run(project, env, "-p", "b", "--output", "json").stdout)
+    latest = json.loads(run(project, env, "-p", "c", "--output", "json", "--continue").stdout)
+    chosen = run(project, env, "-p", "d", "--output", "json", "--resume", first["sessionId"])
+    assert latest["sessionId"] == second["sessionId"]
+    assert json.loads(chosen.stdout)["sessionId"] == first["sessionId"]
+    contents = [m.get("content") for m in model_server.chat_requests()[3]["messages"]]
+    assert contents[1:] == ["a", "1", "d"]
 
 
 def test_unknown_commands_need_allow_commands(
@@ -335,8 +356,30 @@ def test_a_missing_model_is_caught_before_chat_in_a_resumed_session(
     first = run(project, env, "-p", "a", "--output", "json")
     assert first.returncode == 0, first.stderr
     # The resumed session pins its context window, so /api/show is asked only for capabilities.
-    done = run(project, env, "-p", "b", "--model", "nope:1b")
+    done = run(project, env, "-p", "b", "--model", "nope:1b", "--continue")
     assert done.returncode == 1
     assert "ollama pull nope:1b" in done.stderr
     assert "tools offered as text" not in done.stderr
     assert len(model_server.chat_requests()) == 1  # only the first run chatted
+
+
+def test_model_server_flags_reach_the_run(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    del env["IPUARO_LLM__CONTEXT_WINDOW"]
+    env["IPUARO_LLM__BASE_URL"] = "http://127.0.0.1:9"  # the flag must win over the variable
+    env["STUB_KEY"] = "sekrit"
+    model_server.api_key = "sekrit"
+    model_server.responder = ScriptedModel([ScriptedReply(text="via flags")])
+    done = run(
+        project, env, "-p", "hi", "--output", "json",
+        "--provider", "openai", "--base-url", model_server.openai_url,
+        "--api-key-env", "STUB_KEY", "--context-window", "20000",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["answer"] == "via flags" and result["contextWindow"] == 20000
+    assert [r.path for r in model_server.requests][-1] == "/v1/chat/completions"
+    refused = run(project, env, "-p", "hi", "--context-window", "100")
+    assert refused.returncode == 2 and "--context-window" in refused.stderr

@@ -10,14 +10,19 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ipuaro.cli.main import cli
+from ipuaro.store.naming import project_id
 
 StartServer = Callable[[dict[str, tuple[int, object]]], str]  # the model_server fixture
 MODEL = "qwen2.5-coder:7b-instruct"
 GRAMMARS = ("typescript", "tsx", "javascript", "python", "json", "yaml")
-HOW_TO_START = (
-    f"— fix: run `ollama serve` then `ollama pull {MODEL}`, "
-    "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
-)
+
+
+def how_to_start(url: str) -> str:
+    listen = url.removeprefix("http://")
+    return (
+        f"— fix: start Ollama at {url}: `OLLAMA_HOST={listen} ollama serve`, then "
+        f"`ollama pull {MODEL}` (or set llm.baseUrl to where it runs)"
+    )
 
 
 def doctor(project: Path, monkeypatch: pytest.MonkeyPatch, **env: str) -> Result:
@@ -57,8 +62,8 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
     }
     assert all(line.startswith("✓ ") for line in checks.values())
     assert checks["model server"] == f"✓ model server: ollama at {base} (2 models)"
-    assert checks["model"] == f"✓ model: {MODEL} is available (context window 128000)"
-    database = tmp_path / "data" / f"{tmp_path.parent.name}-{tmp_path.name}.db"
+    assert checks["model"] == f"✓ model: {MODEL} is available (context window from the server)"
+    database = tmp_path / "data" / f"{project_id(tmp_path)}.db"
     assert checks["store"] == f"✓ store: SQLite {database} (will be created on first index)"
     assert result.stdout.endswith(f"all {len(checks)} checks passed\n")
 
@@ -71,7 +76,7 @@ def test_unreachable_server_prints_how_to_start_one(
     assert result.exit_code == 1
     server = checks["model server"]
     assert server.startswith(f"✗ model server: cannot reach ollama at {closed_port_url} (")
-    assert server.endswith(HOW_TO_START)
+    assert server.endswith(how_to_start(closed_port_url))
     assert checks["model"] == f"✗ model: {MODEL}: not checked (no model server)"
     assert checks["python"].startswith("✓ ")
     assert result.stdout.endswith(f"2 of {len(checks)} checks failed\n")
@@ -289,3 +294,55 @@ def test_doctor_names_the_sandbox_engine_and_profile(
         assert line == f"✓ sandbox: workspace via {found}, network off unless a command asks"
     off = lines_by_check(doctor(tmp_path, monkeypatch, IPUARO_SANDBOX__PROFILE="off"))
     assert off["sandbox"].startswith("✓ sandbox: off — commands can write anywhere")
+
+
+@pytest.mark.parametrize("path", ["/v1", ""])
+def test_openai_provider_down_gets_advice_for_its_own_server_and_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, closed_port_url: str, path: str
+) -> None:
+    port = closed_port_url.rsplit(":", 1)[1]
+    result = doctor(
+        tmp_path,
+        monkeypatch,
+        IPUARO_LLM__PROVIDER="openai",
+        IPUARO_LLM__BASE_URL=f"{closed_port_url}{path}",
+    )
+    server = lines_by_check(result)["model server"]
+    assert result.exit_code == 1
+    assert "ollama" not in server.lower()
+    assert f"start an OpenAI-compatible server at {closed_port_url}{path}" in server
+    assert f"`llama-server -m MODEL.gguf --port {port}` (llama.cpp)" in server
+    assert f"`vllm serve {MODEL} --port {port}` (vLLM)" in server
+
+
+def test_ollama_on_its_default_port_needs_no_host_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ipuaro.cli.server_advice import start_commands
+    from ipuaro.config.schema import LlmConfig
+
+    assert start_commands(LlmConfig()) == ["ollama serve", f"ollama pull {MODEL}"]
+    remote = LlmConfig(provider="openai", base_url="http://10.0.0.5:1234/v1")
+    assert (
+        start_commands(remote)[0]
+        == "llama-server -m MODEL.gguf --host 10.0.0.5 --port 1234   (llama.cpp)"
+    )
+
+
+@pytest.mark.parametrize("flavour", ["llama.cpp", "vllm", "lmstudio", "llama-cpp-python"])
+def test_doctor_reports_the_window_the_server_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flavour: str
+) -> None:
+    from tests.stubs.model_server import ModelStubServer
+
+    with ModelStubServer() as stub:
+        stub.served = (flavour, 8192)
+        result = doctor(
+            tmp_path,
+            monkeypatch,
+            IPUARO_LLM__PROVIDER="openai",
+            IPUARO_LLM__BASE_URL=stub.openai_url,
+        )
+    model = lines_by_check(result)["model"]
+    assert model.startswith(f"✓ model: {MODEL} is available (context window 8,192 tokens (server);")
+    assert "start the server with a larger context" in model

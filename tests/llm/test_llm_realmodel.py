@@ -143,26 +143,32 @@ async def test_cancel_stops_a_real_generation_quickly(llama_server: str) -> None
 
 def test_headless_run_against_the_real_server(llama_server: str, tmp_path: Path) -> None:
     """`ipuaro run` end to end on a server nobody here wrote: index, prompt, stream, usage.
-    The 135M model cannot do the job; the run must still finish cleanly with real usage."""
+    The 135M model cannot do the job; the run must still finish cleanly with real usage.
+    No context setting anywhere: the window is the server's (`--n_ctx 4096`), learnt from it;
+    a second run starts its own session."""
     project = tmp_path / "tiny"
     project.mkdir()
     (project / "hello.py").write_text('def greet(name):\n    return f"hi {name}"\n')
     models = httpx.get(f"{llama_server}/models", timeout=10).json()["data"]
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")},
         "IPUARO_DATA_DIR": str(tmp_path / "data"),
         "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
         "IPUARO_LLM__PROVIDER": "openai",
         "IPUARO_LLM__BASE_URL": llama_server,
         "IPUARO_LLM__MODEL": models[0]["id"],
-        "IPUARO_LLM__CONTEXT_WINDOW": "4096",
     }
-    done_run = subprocess.run(
-        [sys.executable, "-m", "ipuaro", "run", "-p", "Say hi.", "--project", str(project),
-         "--output", "json", "--max-turns", "1", "--new"],
-        env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done_run.returncode in {0, 4}, done_run.stderr
-    result = json.loads(done_run.stdout)
-    assert result["reason"] in {"done", "limit"}
-    assert result["stats"]["tokensIn"] > 0 and result["stats"]["tokensOut"] > 0
+    results = []
+    for prompt in ("Say hi.", "Say bye."):
+        done_run = subprocess.run(
+            [sys.executable, "-m", "ipuaro", "run", "-p", prompt, "--project", str(project),
+             "--output", "json", "--max-turns", "1"],
+            env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert done_run.returncode == 0, done_run.stderr
+        result = json.loads(done_run.stdout)
+        assert result["reason"] == "done"
+        assert result["contextWindow"] == 4096
+        assert result["stats"]["tokensIn"] > 0 and result["stats"]["tokensOut"] > 0
+        results.append(result)
+    assert results[0]["sessionId"] != results[1]["sessionId"]

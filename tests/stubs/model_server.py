@@ -99,6 +99,10 @@ class ModelStubServer:
         self.api_key: str | None = None
         """If set, /v1 requests without ``Authorization: Bearer <api_key>`` get 401."""
         self.pull_delay = 0.0
+        self.served: tuple[str, int] | None = None
+        """(flavour, window): answer like ``llama.cpp`` (/props), ``vllm`` (max_model_len),
+        ``lmstudio`` (/api/v0/models) or ``llama-cpp-python`` (says its window only when
+        refusing a longer prompt) serving that context window."""
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
         """Streams whose client went away before the end."""
@@ -239,6 +243,10 @@ class _Handler(BaseHTTPRequestHandler):
             ("POST", "/api/pull"): self._ollama_pull,
             ("POST", "/api/chat"): self._ollama_chat,
             ("GET", "/v1/models"): self._openai_models,
+            ("GET", "/props"): self._served_props,
+            ("GET", "/api/v0/models"): self._served_lmstudio,
+            ("POST", "/extras/tokenize/count"): self._served_token_count,
+            ("POST", "/v1/completions"): self._served_completion,
             ("POST", "/v1/chat/completions"): self._openai_chat,
         }
         route = routes.get((method, path))
@@ -301,7 +309,55 @@ class _Handler(BaseHTTPRequestHandler):
     # --- OpenAI ---------------------------------------------------------------------------
 
     def _openai_models(self, _: dict[str, Any]) -> None:
-        self._json(200, openai_models(self.stub.models))
+        payload = openai_models(self.stub.models)
+        if self.stub.served is not None and self.stub.served[0] == "vllm":
+            for entry in payload["data"]:
+                entry["max_model_len"] = self.stub.served[1]
+        self._json(200, payload)
+
+    # --- where servers say their window ---------------------------------------------------
+
+    def _flavour(self, flavour: str) -> int | None:
+        served = self.stub.served
+        if served is None or served[0] != flavour:
+            self._bytes(404, b'{"detail":"Not Found"}')
+            return None
+        return served[1]
+
+    def _served_props(self, _: dict[str, Any]) -> None:
+        window = self._flavour("llama.cpp")
+        if window is not None:  # two slots: each request gets half of n_ctx
+            settings = {"n_ctx": window, "temperature": 0.8}
+            self._json(200, {"default_generation_settings": settings, "n_ctx": window * 2})
+
+    def _served_lmstudio(self, _: dict[str, Any]) -> None:
+        window = self._flavour("lmstudio")
+        if window is not None:
+            data = [
+                {"id": m.name, "max_context_length": m.context_length,
+                 "loaded_context_length": window, "state": "loaded"}
+                for m in self.stub.models
+            ]  # fmt: skip
+            self._json(200, {"object": "list", "data": data})
+
+    def _served_token_count(self, body: dict[str, Any]) -> None:
+        if self._flavour("llama-cpp-python") is not None:
+            self._json(200, {"count": len(str(body.get("input") or "").split())})
+
+    def _served_completion(self, body: dict[str, Any]) -> None:
+        window = self._flavour("llama-cpp-python")
+        if window is None:
+            return
+        tokens = len(str(body.get("prompt") or "").split())
+        if tokens < window:
+            self._json(200, {"choices": [{"text": "hi", "finish_reason": "length"}]})
+            return
+        message = (
+            f"This model's maximum context length is {window} tokens, however you requested "
+            f"{tokens + 1} tokens ({tokens} in your prompt; 1 for the completion). Please "
+            "reduce your prompt; or completion length."
+        )
+        self._bytes(400, openai_error_body(message, 400))
 
     def _openai_chat(self, body: dict[str, Any]) -> None:
         response_format = body.get("response_format")

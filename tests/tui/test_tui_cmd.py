@@ -26,3 +26,12 @@ def test_missing_path_is_named(tmp_path: Path, environment: None) -> None:
     result = CliRunner().invoke(cli, [str(tmp_path / "nowhere")])
     assert result.exit_code == 2
     assert "does not exist" in result.output
+
+
+def test_model_server_flags_are_accepted_and_checked(tmp_path: Path) -> None:
+    flags = ["--provider", "openai", "--base-url", "http://127.0.0.1:1/v1"]
+    flags += ["--api-key-env", "KEY", "--context-window", "4096"]
+    result = CliRunner().invoke(cli, [str(tmp_path), *flags])
+    assert result.exit_code == 2 and "interactive terminal" in result.output
+    bad = CliRunner().invoke(cli, [str(tmp_path), "--provider", "lmstudio"])
+    assert bad.exit_code == 2 and "'lmstudio' is not one of 'ollama', 'openai'" in bad.output

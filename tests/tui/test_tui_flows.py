@@ -151,7 +151,7 @@ async def test_ctrl_d_saves_and_exits_and_the_session_resumes(
         await ready(pilot)
         assert again.ctx.session.id == session_id  # type: ignore[union-attr]
         text = chat_text(again)
-        assert "resumed session “remember this” (2 messages)" in text
+        assert "resumed session “remember this” (2 messages); `ipuaro --new`" in text
         assert "You: remember this" in text and "Remembered answer." in text
         # The second start found the index and refreshed it in the background.
         assert "indexed 5 files" not in text

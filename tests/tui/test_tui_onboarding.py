@@ -47,6 +47,17 @@ async def test_no_server_shows_how_to_start_one_then_retry_works(make_app: MakeA
             await until(pilot, lambda: not app.is_running)
 
 
+async def test_an_openai_server_down_is_told_how_to_start_that_server(make_app: MakeApp) -> None:
+    port = free_port()
+    app = make_app(base_url=f"http://127.0.0.1:{port}/v1", overrides={"llm.provider": "openai"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        text = screen_text(await onboarding(pilot))
+        assert f"No OpenAI-compatible server answered at http://127.0.0.1:{port}/v1" in text
+        assert f"llama-server -m MODEL.gguf --port {port}" in text
+        assert "ollama" not in text.lower()
+        await pilot.press("q")
+
+
 async def test_quit_from_onboarding_exits_with_the_problem(make_app: MakeApp) -> None:
     app = make_app(base_url=f"http://127.0.0.1:{free_port()}")
     async with app.run_test(size=(100, 30)) as pilot:

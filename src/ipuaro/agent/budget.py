@@ -8,7 +8,7 @@ shrink because the window did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ipuaro.config.schema import ContextConfig
 
@@ -47,6 +47,15 @@ class ContextBudget:
             structure_tokens=structure,
             compress_at=context.auto_compress_at,
             max_usage=context.max_context_usage,
+        )
+
+    def resized(self, window: int) -> ContextBudget:
+        """The same shares for a smaller window (the server's, learnt from a refusal)."""
+        return replace(
+            self,
+            window=window,
+            system_tokens=min(self.system_tokens, window // 8),
+            structure_tokens=min(self.structure_tokens, window // 8),
         )
 
     @property

@@ -113,6 +113,7 @@ class ContextManager:
         self._project_tokens = 0
         self.summary_stats: SummaryStats | None = None
         self._message_cache: dict[int, tuple[str, int]] = {}
+        self._request: tuple[str, tuple[str, ...]] = ("", ())
 
     # --- per session / tool set ----------------------------------------------------------
 
@@ -145,8 +146,19 @@ class ContextManager:
         self.summary.document_frequency()
         return loaded
 
+    def adopt_window(self, window: int | None) -> bool:
+        """Shrink the session to the window a server named when it refused a prompt; False
+        (nothing changed) when it named none or no smaller one."""
+        if window is None or window >= self.budget.window:
+            return False
+        self.budget = self.budget.resized(window)
+        self.meter.window = window
+        self.prepare_request(*self._request)
+        return True
+
     def prepare_request(self, message: str, recent: Iterable[str] = ()) -> SummaryStats:
         """Refresh the project summary and rank it for this request's words."""
+        self._request = (message, tuple(recent))
         self.instructions = load_instructions(self.root)
         self.summary.refresh()
         git = self._git_paths(self.root) if self._git_paths is not None else set()

@@ -334,6 +334,12 @@ class Agent:
             if result.error is None:
                 return result
             error = result.error
+            if error.kind == "context_overflow" and self.context.adopt_window(error.window):
+                # The server named a smaller window than the session assumed: use it and retry.
+                note = f"{error.message}; this session now uses {self.context.budget.window:,}"
+                self._emit(ErrorRaised(AgentError("llm", note, True, error.suggestion), ()))
+                assembled = await self._assemble(turn, cancel)
+                continue
             choice = await self._ask(
                 AgentError("llm", error.message, error.retryable, error.suggestion)
             )

@@ -63,11 +63,9 @@ def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
 
 def sqlite_path(root: Path, config: Config) -> Path:
     """The database file the SQLite backend uses for this project."""
-    if config.store.path is not None:
-        return Path(config.store.path).expanduser()
-    from ipuaro.store import naming
+    from ipuaro.store.factory import sqlite_path as store_path
 
-    return naming.data_dir() / f"{naming.project_name(root)}.db"
+    return store_path(config, root)
 
 
 def check_store(root: Path, config: Config) -> CheckResult:
@@ -210,14 +208,16 @@ def base_url(config: Config) -> str:
 
 def how_to_start_model_server(config: Config) -> str:
     """The advice printed whenever no model server answers (doctor and the TUI launcher)."""
-    return (
-        f"run `ollama serve` then `ollama pull {config.llm.model}`, "
-        "or set llm.provider=openai + llm.baseUrl to an OpenAI-compatible server"
-    )
+    from ipuaro.cli.server_advice import start_advice
+
+    return start_advice(config.llm)
 
 
-def check_model_server(config: Config) -> tuple[CheckResult, CheckResult]:
-    """Ask the server for its models; returns (server reachable, configured model present)."""
+def check_model_server(
+    config: Config, *, ask_window: bool = False
+) -> tuple[CheckResult, CheckResult]:
+    """Ask the server for its models; returns (server reachable, configured model present).
+    ``ask_window`` (doctor): also the context window a session would get, and why."""
     import httpx
 
     provider = config.llm.provider
@@ -263,6 +263,8 @@ def check_model_server(config: Config) -> tuple[CheckResult, CheckResult]:
     server = CheckResult("model server", True, f"{provider} at {base} ({len(names)} models)")
     window = config.llm.context_window
     window_text = f"context window {window}" if window else "context window from the server"
+    if ask_window:
+        window_text = session_window(config) or window_text
     if _has_model(model, names):
         return server, CheckResult("model", True, f"{model} is available ({window_text})")
     if provider == "ollama":
@@ -271,6 +273,29 @@ def check_model_server(config: Config) -> tuple[CheckResult, CheckResult]:
         shown = ", ".join(sorted(names)[:8]) or "none"
         fix = f"load {model} in the server, or set llm.model to one of: {shown}"
     return server, CheckResult("model", False, f"{model} is not on the server", fix)
+
+
+def session_window(config: Config) -> str | None:
+    """``context window 4,096 tokens (server)``: what a session would run with, asked as the
+    session asks (llm/served.py, llm/window.py); None when the server cannot say."""
+    import asyncio
+
+    from ipuaro.llm.errors import ModelError
+    from ipuaro.llm.factory import create_client
+
+    async def ask() -> str:
+        client = create_client(config.llm)
+        try:
+            window = await client.context_window()
+        finally:
+            await client.aclose()
+        note = f"; {window.warning}" if window.warning else ""
+        return f"context window {window.tokens:,} tokens ({window.source}){note}"
+
+    try:
+        return asyncio.run(ask())
+    except (ModelError, OSError, RuntimeError):
+        return None
 
 
 def _model_names(provider: str, payload: Any) -> set[str]:

@@ -46,7 +46,7 @@ def command(path: Path | None) -> None:
         check_store(root, config),
         check_sandbox(root, config),
         *check_grammars(),
-        *check_model_server(config),
+        *check_model_server(config, ask_window=True),
     ]
     for result in results:
         click.echo(result.line())

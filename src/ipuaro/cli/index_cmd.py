@@ -170,6 +170,14 @@ def _print_summary(root: Path, summary: IndexSummary) -> None:
         f"  symbols {summary.symbols:,} · references {summary.references:,}",
     ]
     click.echo("\n".join(lines))
+    if summary.too_large_to_parse:
+        large = summary.too_large_to_parse
+        shown = ", ".join(large[:5]) + (f" (and {len(large) - 5} more)" if len(large) > 5 else "")
+        click.echo(f"  stored as text, not parsed (above project.maxParseBytes): {shown}", err=True)
+    if summary.too_large_to_store:
+        huge = summary.too_large_to_store
+        shown = ", ".join(huge[:5]) + (f" (and {len(huge) - 5} more)" if len(huge) > 5 else "")
+        click.echo(f"  kept as metadata only (above project.maxFileBytes): {shown}", err=True)
     if summary.unreadable:
         shown = "; ".join(summary.unreadable[:5])
         more = f" (and {len(summary.unreadable) - 5} more)" if len(summary.unreadable) > 5 else ""

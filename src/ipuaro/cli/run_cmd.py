@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ipuaro.cli.common import fail, load_project
+from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
 @click.command(
@@ -38,9 +39,22 @@ from ipuaro.cli.common import fail, load_project
     "event per line. JSON keys are camelCase (tool arguments stay as the model wrote them).",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model turns (llm.maxTurns).")
-@click.option("--new", "new_session", is_flag=True, help="Start a new session.")
-@click.option("--session", "session_id", help="Continue this session (see `ipuaro sessions`).")
+@click.option(
+    "--continue",
+    "continue_last",
+    is_flag=True,
+    help="Continue the project's most recent session (default: a new session each run).",
+)
+@click.option(
+    "--resume",
+    "--session",
+    "session_id",
+    metavar="ID",
+    help="Continue this session (see `ipuaro sessions list`).",
+)
+@click.option("--new", "new_flag", is_flag=True, hidden=True, help="A new session (the default).")
 @click.option("--model", help="Model name (llm.model).")
+@llm_options
 @click.option(
     "--on-error",
     type=click.Choice(["abort", "skip", "retry"]),
@@ -55,8 +69,9 @@ def command(
     allow_commands: bool,
     output: str,
     max_turns: int | None,
-    new_session: bool,
+    continue_last: bool,
     session_id: str | None,
+    new_flag: bool,
     model: str | None,
     on_error: str,
 ) -> None:
@@ -64,13 +79,16 @@ def command(
 
     from ipuaro.headless import HeadlessOptions, run_headless
 
-    if new_session and session_id:
-        fail("--new and --session exclude each other: pick one")
+    chosen = [name for name, on in (("--continue", continue_last), ("--resume", bool(session_id)),
+              ("--new", new_flag)) if on]  # fmt: skip
+    if len(chosen) > 1:
+        fail(f"{' and '.join(chosen)} exclude each other: pick one")
     if prompt == "-":
         prompt = sys.stdin.read()
     if not prompt.strip():
         fail('the prompt is empty: pass the request with -p "…"')
-    root, config = load_project(project, {"llm.maxTurns": max_turns, "llm.model": model})
+    overrides = {"llm.maxTurns": max_turns, "llm.model": model, **llm_overrides()}
+    root, config = load_project(project, overrides)
     options = HeadlessOptions(
         prompt=prompt,
         output=output,  # type: ignore[arg-type]
@@ -78,6 +96,6 @@ def command(
         allow_commands=allow_commands,
         on_error=on_error,  # type: ignore[arg-type]
         session_id=session_id,
-        new_session=new_session,
+        new_session=not continue_last,  # like `claude -p`: a run starts afresh
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

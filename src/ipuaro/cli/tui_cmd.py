@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ipuaro.cli.common import load_project
+from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
 @click.command("tui")
@@ -19,6 +20,7 @@ from ipuaro.cli.common import load_project
     "path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
 @click.option("--model", metavar="M", help="Model name (overrides llm.model).")
+@llm_options
 @click.option("--auto-apply", is_flag=True, help="Apply edits without asking (/undo reverts).")
 @click.option("--new", "new_session", is_flag=True, help="Start a new session.")
 @click.option("--session", "session_id", metavar="ID", help="Resume this session.")
@@ -33,7 +35,11 @@ def command(
     if new_session and session_id:
         raise click.UsageError("--new and --session exclude each other; give one")
     # Config first: a broken .ipuaro.json is reported the same way with or without a terminal.
-    overrides = {"llm.model": model, "edit.autoApply": True if auto_apply else None}
+    overrides = {
+        "llm.model": model,
+        "edit.autoApply": True if auto_apply else None,
+        **llm_overrides(),
+    }
     root, config = load_project(path, overrides)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise click.UsageError(

@@ -45,8 +45,10 @@ class LlmConfig(Section):
     """Server URL; default http://localhost:11434 (ollama) or http://localhost:8080/v1 (openai)."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (openai provider)."""
-    context_window: int | None = Field(128_000, ge=512)
-    """Context window (num_ctx) fixed for a session; null means: ask the server for the model's."""
+    context_window: int | None = Field(None, ge=512)
+    """Context window (num_ctx) fixed for a session; null means: ask the server (llama.cpp
+    ``/props``, vLLM ``max_model_len``, LM Studio ``/api/v0/models``, Ollama ``/api/show`` capped
+    by RAM)."""
     temperature: float = Field(0.1, ge=0.0, le=2.0)
     """Sampling temperature."""
     system_prompt_language: str = "en"
@@ -76,6 +78,12 @@ class ProjectConfig(Section):
         default_factory=lambda: [".png", ".jpg", ".pdf", ".zip", ".woff"]
     )
     """Extensions stored as metadata only (more are detected by content)."""
+    max_parse_bytes: int = Field(1_000_000, ge=0)
+    """Larger source files are stored and searchable as text but not parsed (no AST or symbols):
+    a 12 MB generated file would take minutes and gigabytes to parse."""
+    max_file_bytes: int = Field(32_000_000, ge=0)
+    """Larger files are kept as metadata only, like binaries (a 1 GB log held as lines would
+    take gigabytes of memory)."""
     protected_paths: list[str] = Field(
         default_factory=lambda: [
             ".env",

@@ -39,6 +39,10 @@ class IndexSummary:
     unchanged: int = 0
     parse_errors: int = 0
     skipped_non_utf8: int = 0
+    too_large_to_parse: list[str] = field(default_factory=list)
+    """Source files above ``project.maxParseBytes``: stored as text, not parsed."""
+    too_large_to_store: list[str] = field(default_factory=list)
+    """Files above ``project.maxFileBytes``: kept as metadata only, like binaries."""
     binary: int = 0
     symlinks: int = 0
     deleted: int = 0
@@ -52,6 +56,8 @@ class IndexSummary:
         camel = {
             "parse_errors": "parseErrors",
             "skipped_non_utf8": "skippedNonUtf8",
+            "too_large_to_parse": "tooLargeToParse",
+            "too_large_to_store": "tooLargeToStore",
         }
         data = asdict(self)
         data["seconds"] = round(self.seconds, 3)
@@ -165,7 +171,7 @@ class Indexer:
             others: list[OtherFile] = []
             present: set[str] = set()
             for entry in scanned.entries:
-                outcome = read_entry(self.root, entry)
+                outcome = self._read(entry, summary)
                 if not self._sort(outcome, hashes, summary, present, jobs, others):
                     done += 1
                     report(done, total)
@@ -181,6 +187,14 @@ class Indexer:
             self._finish(summary, state, applied, len(present), deleted)
         summary.seconds = time.perf_counter() - started
         return summary
+
+    def _read(self, entry: ScanEntry, summary: IndexSummary) -> ReadOutcome:
+        """Read one file; one above ``project.maxFileBytes`` is not read at all (metadata only):
+        held as lines it would cost several times its size in memory."""
+        if entry.kind == "text" and entry.size > self.config.project.max_file_bytes:
+            summary.too_large_to_store.append(entry.path)
+            entry = ScanEntry(entry.path, "binary", entry.size, entry.mtime)
+        return read_entry(self.root, entry)
 
     def _sort(
         self,
@@ -208,12 +222,15 @@ class Indexer:
             summary.unchanged += 1
             return False
         language = language_for(entry.path) if outcome.status == "text" else None
+        if language is not None and entry.size > self.config.project.max_parse_bytes:
+            summary.too_large_to_parse.append(entry.path)
+            language = None  # stored and searchable as text
         if language is not None and outcome.text is not None:
             jobs.append(
                 ParseJob(entry.path, language, outcome.text, outcome.hash, entry.size, entry.mtime)
             )
             return True
-        others.append(OtherFile(outcome))
+        others.append(OtherFile(outcome, self.root))
         return False
 
     def _apply(
@@ -281,7 +298,7 @@ class Indexer:
             others: list[OtherFile] = []
             present = set(hashes) - gone
             for entry in entries.values():
-                outcome = read_entry(self.root, entry)
+                outcome = self._read(entry, summary)
                 if outcome.status == "non_utf8" and entry.path in hashes:
                     gone.add(entry.path)
                     present.discard(entry.path)

@@ -32,7 +32,7 @@ from ipuaro.index import analyzer
 from ipuaro.index.calls import module_links, set_resolved
 from ipuaro.index.facts import Pending, ProjectFacts, language_of
 from ipuaro.index.gcpause import collector_paused
-from ipuaro.index.reader import ReadOutcome, count_loc, file_data
+from ipuaro.index.reader import ReadOutcome, count_loc, file_data, read_entry
 from ipuaro.index.resolver import ProjectLayout, is_layout_file
 from ipuaro.index.state import ProjectState, mark_incomplete
 from ipuaro.index.worker import FileSummary, ParseJob, ParseWorker, StoreOpener
@@ -51,27 +51,53 @@ _OLD_DEFS_LIMIT = 200
 """Up to this many re-parsed files, compare old and new definitions to limit re-resolution."""
 
 
+LARGE_TEXT_BYTES = 1_000_000
+"""A text file without a parser above this is not held between reading and writing: it is read
+again when written, in batches of :data:`LARGE_BATCH_BYTES`. Held as lines, a file costs several
+times its size; ten 30 MB logs held together took 1.1 GB."""
+LARGE_BATCH_BYTES = 16_000_000
+
+
 class OtherFile:
     """A changed file without a parser: plain text, binary or symlink. Its stored record and
     line count are built on first use: a full index meets thousands of these (docs, locale
-    files) and builds them while the pool parses, not before it starts."""
+    files) and builds them while the pool parses, not before it starts. A large text file
+    (``root`` given) keeps only its line count until it is written, then is read again."""
 
-    __slots__ = ("_data", "_loc", "file_type", "outcome", "path")
+    __slots__ = ("_data", "_loc", "_root", "file_type", "outcome", "path")
 
-    def __init__(self, outcome: ReadOutcome) -> None:
+    def __init__(self, outcome: ReadOutcome, root: Path | None = None) -> None:
         self.outcome = outcome
         self.path = outcome.entry.path
         self.file_type = "text" if outcome.status == "text" else outcome.status
         self._data: FileData | None = None
         self._loc: int | None = None
+        self._root: Path | None = None
+        if root is not None and self.large:
+            self._loc = self.loc
+            self.outcome.text = None
+            self._root = root
+
+    @property
+    def large(self) -> bool:
+        return self.file_type == "text" and self.outcome.entry.size > LARGE_TEXT_BYTES
 
     @property
     def data(self) -> FileData:
         if self._data is None:
             self._loc = self.loc  # counted before the text goes
-            self._data = file_data(self.outcome)
+            outcome = self.outcome
+            if outcome.text is None and self._root is not None:
+                # What is stored is what is on disk now (hash included), even if it changed.
+                outcome = read_entry(self._root, outcome.entry)
+            self._data = file_data(outcome)
             self.outcome.text = None  # the record holds the lines now; keep one copy
         return self._data
+
+    def release(self) -> None:
+        """Written: a large file drops its record (it can be read again)."""
+        if self._root is not None:
+            self._data = None
 
     @property
     def loc(self) -> int:
@@ -146,6 +172,7 @@ class IndexRun:
             self.store, self.summaries, self._pending, self.stored_before, deleted
         )
         self._prepare(others, deleted, self._pending | {o.path for o in others})
+        self._write_large_others()
         local = ParseWorker(self.layout, store=self.store)
         use_pool = self.opener is not None and self.shards > 1 and len(jobs) >= POOL_MIN_FILES
         small = not use_pool and len(jobs) <= POOL_MIN_FILES
@@ -217,6 +244,27 @@ class IndexRun:
             return
         unwritten, self._unwritten = self._unwritten, []
         self.store.apply_batch(IndexBatch(files={o.path: o.data for o in unwritten}))
+
+    def _write_large_others(self) -> None:
+        """Large text files go first, a few at a time, each batch replacing what the path held
+        (its delete moves out of the final batch): then at most one batch of them is in memory."""
+        large = [o for o in self._unwritten if o.large]
+        if not large:
+            return
+        mark_incomplete(self.store)  # several transactions follow
+        self._unwritten = [o for o in self._unwritten if not o.large]
+        batch, held = IndexBatch(), 0
+        for position, other in enumerate(large, 1):
+            if other.path in self.batch.deletes:
+                self.batch.deletes.discard(other.path)
+                batch.deletes.add(other.path)
+            batch.files[other.path] = other.data
+            held += other.outcome.entry.size
+            if held >= LARGE_BATCH_BYTES or position == len(large):
+                self.store.apply_batch(batch)
+                for written in large[position - len(batch.files) : position]:
+                    written.release()
+                batch, held = IndexBatch(), 0
 
     # --- before parsing ---------------------------------------------------------------------
     def _old_definitions(self, deleted: set[str]) -> dict[str, frozenset[str] | None]:

@@ -22,6 +22,7 @@ retrying and what the user is told to do about it::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -70,7 +71,10 @@ RETRY_POLICY: Mapping[ErrorKind, RetryRule] = MappingProxyType(
             False, "Pull the model or set llm.model to one the server has."
         ),
         "context_overflow": RetryRule(
-            False, "The conversation does not fit: compact it (/clear) or raise llm.contextWindow."
+            False,
+            "The prompt is larger than the server's context window: start the server with a "
+            "larger one (llama.cpp -c, vLLM --max-model-len, LM Studio's context length), or "
+            "compact the conversation (/compact, /clear).",
         ),
         "out_of_memory": RetryRule(
             False, "Lower llm.contextWindow or use a smaller model; the server is out of memory."
@@ -97,6 +101,8 @@ class ModelError(Exception):
     ) -> None:
         rule = RETRY_POLICY[kind]
         self.kind: ErrorKind = kind
+        self.window = window_from_error(message) if kind == "context_overflow" else None
+        """The window the server named in a context-length refusal; the session adopts it."""
         self.message = message
         self.retryable = rule.retryable
         self.suggestion = suggestion if suggestion is not None else rule.suggestion
@@ -127,13 +133,43 @@ def kind_for_status(status: int, body_text: str) -> ErrorKind:
 
 
 def _mentions_context_overflow(text: str) -> bool:
-    # Phrases used by OpenAI, llama.cpp's server, llama-cpp-python and vLLM respectively.
-    markers = (
-        "maximum context length",
-        "exceeds the available context size",
-        "exceed context window",
-        "context length exceeded",
-        "context_length_exceeded",
-        "prompt is too long",
+    return any(marker in text for marker in _OVERFLOW_MARKERS)
+
+
+_OVERFLOW_MARKERS = (
+    "maximum context length",  # OpenAI, vLLM, llama-cpp-python (non-streaming)
+    "exceeds the available context size",  # llama.cpp's llama-server
+    "exceed_context_size_error",  # llama-server's error type
+    "exceed context window",  # llama-cpp-python's own wording
+    "exceeds the context window",
+    "context length exceeded",
+    "context_length_exceeded",
+    "context window exceeded",
+    "context the overflows",  # LM Studio ("…when context the overflows")
+    "context length of only",  # LM Studio: "loaded with context length of only N tokens"
+    "prompt is too long",  # Anthropic-style proxies
+    "input is too long",
+)
+
+_WINDOW_PATTERNS = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"maximum context length is (\d+)",
+        r"context window of (\d+)",
+        r"context length of (?:only )?(\d+)",
+        r"available context size \((\d+) tokens\)",
+        r"\"n_ctx\"\s*:\s*(\d+)",
+        r"n_ctx\s*[=:]\s*(\d+)",
     )
-    return any(marker in text for marker in markers)
+)
+
+
+def window_from_error(text: str) -> int | None:
+    """The context size a server names when it refuses a prompt ("This model's maximum context
+    length is 4096 tokens", "exceed context window of 4096", llama-server's ``n_ctx``…)."""
+    lower = text.lower()
+    for pattern in _WINDOW_PATTERNS:
+        match = pattern.search(lower)
+        if match:
+            return int(match.group(1))
+    return None

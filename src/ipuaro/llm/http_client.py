@@ -93,6 +93,15 @@ class HttpModelClient(ABC):
     async def _model_max(self) -> int | None:
         """The model's context size as the server reports it; None if it reports none."""
 
+    async def _served_window(self) -> int | None:
+        """The window the server already runs with and cannot exceed (llama.cpp ``n_ctx``); None
+        where the server sizes it per request, as Ollama does with ``num_ctx``."""
+        return None
+
+    #: The window chosen here is allocated by the server per request (Ollama's ``num_ctx``), so
+    #: memory caps it; False for servers started with a fixed window.
+    allocates_window: ClassVar[bool] = True
+
     # --- chat -----------------------------------------------------------------------------
 
     def stream_chat(
@@ -134,9 +143,17 @@ class HttpModelClient(ABC):
         """Chosen on first use and kept: Ollama reloads the model whenever ``num_ctx`` changes."""
         async with self._window_lock:
             if self._window is None:
-                model_max = None if self._pinned is not None else await self._model_max()
+                model_max: int | None = None
+                served: int | None = None
+                if self._pinned is None:
+                    served = await self._served_window()
+                    model_max = await self._model_max()
                 self._window = choose_context_window(
-                    pinned=self._pinned, requested=self._requested, model_max=model_max
+                    pinned=self._pinned,
+                    requested=self._requested,
+                    model_max=model_max,
+                    served=served,
+                    allocates=self.allocates_window,
                 )
             return self._window
 

@@ -26,6 +26,7 @@ from ipuaro.llm.errors import ModelError, kind_for_status
 from ipuaro.llm.formats import tool_instructions
 from ipuaro.llm.http_client import HttpModelClient
 from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
+from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
 from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_message, parse_json_object
@@ -47,6 +48,7 @@ class _PendingCall:
 class OpenAICompatibleClient(HttpModelClient):
     chat_path = "/chat/completions"
     probe_path = "/models"
+    allocates_window = False
 
     def __init__(
         self,
@@ -216,6 +218,10 @@ class OpenAICompatibleClient(HttpModelClient):
             return (await self.model_info()).context_length
         except ModelError:
             return None  # many servers list no sizes; the config decides
+
+    async def _served_window(self) -> int | None:
+        served = await served_window(self._http, self.base_url, self.model)
+        return served.tokens if served else None
 
     async def list_models(self) -> list[str]:
         return [str(e.get("id")) for e in await self._models()]

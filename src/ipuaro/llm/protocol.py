@@ -158,7 +158,7 @@ class ContextWindow:
     """The context size in effect for the session, and where it came from (shown to the user)."""
 
     tokens: int
-    source: Literal["pinned", "config", "model", "default"]
+    source: Literal["pinned", "server", "config", "model", "memory", "default"]
     model_max: int | None = None
     warning: str | None = None
 

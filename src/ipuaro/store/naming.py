@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -13,6 +14,15 @@ def project_name(root: Path) -> str:
     parent = resolved.parent.name or "root"
     raw = f"{parent}-{resolved.name or 'root'}"
     return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
+
+
+def project_id(root: Path) -> str:
+    """The project's identity in a store: :func:`project_name` plus a short hash of the resolved
+    full path, e.g. ``projects-myapp-1f3a9c2e``. It names the default SQLite file and the Redis
+    key prefix, so ``A/same/proj`` and ``B/same/proj`` never share a store."""
+    resolved = root.resolve()
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]
+    return f"{project_name(resolved)}-{digest}"
 
 
 def data_dir() -> Path:

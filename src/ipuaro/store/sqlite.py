@@ -74,6 +74,8 @@ class SqliteStore:
     def __init__(self, path: Path, project_name: str) -> None:
         self.path = Path(path)
         self.project_name = project_name
+        self.notices: list[str] = []
+        """Things the user should know (a store taken over from its old name...)."""
         self._lock = threading.RLock()
         self._conn = open_database(self.path, project_name)
 

@@ -132,7 +132,11 @@ async def ensure_secret_allowed(ctx: ToolContext, rel: str) -> None:
 
 def text_only(stored: StoredFile) -> list[str]:
     if stored.data.kind == "binary":
-        raise ToolError(f"{stored.path} is a binary file ({stored.data.size} bytes); no text.")
+        raise ToolError(
+            f"{stored.path} is kept as metadata only ({stored.data.size:,} bytes: a binary file, "
+            "or text above project.maxFileBytes); no text. For a huge text file, read a part "
+            f"with run_command, e.g. `sed -n '1,40p' {stored.path}`."
+        )
     if stored.data.kind == "symlink":
         raise ToolError(f"{stored.path} is a symlink to {stored.data.target}; read the target.")
     return stored.data.lines

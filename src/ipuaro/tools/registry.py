@@ -23,6 +23,7 @@ from ipuaro.tools.arguments import (
     schema_hint,
 )
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
+from ipuaro.tools.limits import cap_output_lines
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +208,11 @@ class ToolRegistry:
                 f"Expected: {schema_hint(tool.name, tool.args_model)}"
             )
         try:
-            return await tool.execute(args, ctx)
+            outcome = await tool.execute(args, ctx)
+            outcome.content = cap_output_lines(outcome.content)
+            if outcome.error is not None:
+                outcome.error = cap_output_lines(outcome.error)
+            return outcome
         except ToolRefused as refused:
             return ToolOutcome.fail(str(refused), refused=True)
         except ToolError as error:

@@ -178,7 +178,9 @@ class SessionStarter:
         if history:
             title = f" “{ctx.session.title}”" if ctx.session.title else ""
             await app.chat.notice(
-                f"resumed session{title} ({plural(len(history), 'message')})", "info"
+                f"resumed session{title} ({plural(len(history), 'message')}); "
+                "`ipuaro --new` or /clear starts a fresh one",
+                "info",
             )
             await render_history(
                 app.chat,

@@ -53,16 +53,16 @@ def run_checks(root: Path, config: Config) -> Onboarding:
 
 def start_instructions(config: Config) -> str:
     """How to get a model server running, for the onboarding screen."""
-    from ipuaro.cli.checks import base_url
+    from ipuaro.cli.server_advice import configured_url, start_commands
 
+    kind = "Ollama" if config.llm.provider == "ollama" else "OpenAI-compatible"
     return "\n".join(
         [
-            f"No model server answered at {base_url(config)}. Start one:",
+            f"No {kind} server answered at {configured_url(config.llm)}. Start one:",
             "",
-            "    ollama serve",
-            f"    ollama pull {config.llm.model}",
+            *(f"    {command}" for command in start_commands(config.llm)),
             "",
-            "or point llm.baseUrl at an OpenAI-compatible server (with llm.provider=openai),",
+            "or set llm.provider and llm.baseUrl to where your server runs,",
             "then press R to retry.",
         ]
     )

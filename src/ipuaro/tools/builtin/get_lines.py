@@ -9,13 +9,19 @@ from pydantic import Field
 from ipuaro.edits.diffs import numbered
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import StoredFile, read_stored, short_hash, text_only
-from ipuaro.tools.limits import MAX_READ_LINES
+from ipuaro.tools.limits import MAX_OUTPUT_LINE_CHARS, MAX_READ_LINES, cap_line_for_read
 
 
 class GetLinesArgs(ArgsModel):
     path: str = Field(description="File path, e.g. src/app.ts")
     start: int | None = Field(None, ge=1, description="First line (1-based). Default 1.")
     end: int | None = Field(None, ge=1, description="Last line, inclusive. Default: end of file.")
+    column: int | None = Field(
+        None,
+        ge=1,
+        description="First character of each line to show (1-based), to read on in a line "
+        f"longer than {MAX_OUTPUT_LINE_CHARS} characters. Default 1.",
+    )
 
 
 class GetLines(BaseTool):
@@ -42,11 +48,17 @@ class GetLines(BaseTool):
         if end < start:
             raise ToolError(f"end={args.end} is before start={start}.")
         shown_end = min(end, start + MAX_READ_LINES - 1)
+        from_column = f", from column {args.column}" if args.column else ""
         header = (
-            f"{stored.path} (lines {start}-{shown_end} of {total}, "
+            f"{stored.path} (lines {start}-{shown_end} of {total}{from_column}, "
             f"hash {short_hash(stored.data.hash)})"
         )
-        body = numbered(lines[start - 1 : shown_end], start)
+        column = args.column or 1
+        shown = [
+            cap_line_for_read(line[column - 1 :], stored.path, number, column)
+            for number, line in enumerate(lines[start - 1 : shown_end], start)
+        ]
+        body = numbered(shown, start)
         text = f"{header}\n{body}"
         if shown_end < end:
             next_end = min(end, shown_end + MAX_READ_LINES)
