@@ -111,3 +111,55 @@ def test_no_markers_and_unplaceable_fails_instead_of_overwriting() -> None:
 def test_only_markers_is_refused() -> None:
     with pytest.raises(MergeFailed):
         merge_markers(TS, "// ... existing code ...\n// ... existing code ...")
+
+
+BROKEN_TS = [
+    'import { ok } from "./ok";',
+    "",
+    "export function before(a: number): number {",
+    "  return a + 1;",
+    "}",
+    "",
+    "export class Service {",
+    "  run(): void {",
+    "    const x = ;",
+    "  }",
+    "}",
+    "",
+    "function broken( {",
+    "  return 1",
+    "",
+    'export const after = (): string => "still here";',
+]
+
+
+def test_closing_line_indented_against_its_context_is_not_guessed() -> None:
+    # Found by the sloppy edit_file property: the sketch drops `  }` and ends its chunk with the
+    # class's `}`. Read by the lines before it, `}` is line 10; read by its indentation, line 11.
+    # Picking line 10 kept both braces (an extra `}` written); a mis-indented `  }` reads the
+    # same, so the merge refuses instead of choosing.
+    sketch = (
+        "// ... existing code ...\n"
+        "  run(): void {\n"
+        "    const x = ;\n"
+        "}\n"
+        "// ... existing code ...\n"
+        "function broken( {\n"
+        "  return 1\n"
+        "// ... existing code ..."
+    )
+    intended = BROKEN_TS[:9] + BROKEN_TS[10:]
+    try:
+        out = merge_markers(BROKEN_TS, sketch)
+    except MergeFailed as failure:
+        assert "'}'" in str(failure) and "line 10" in str(failure) and "line 11" in str(failure)
+    else:
+        assert out == intended
+
+
+def test_closing_line_at_its_own_depth_still_merges() -> None:
+    sketch = (
+        "// ... existing code ...\n  run(): void {\n    const x = 1;\n  }\n// ... existing code ..."
+    )
+    out = merge_markers(BROKEN_TS, sketch)
+    assert out == [*BROKEN_TS[:8], "    const x = 1;", *BROKEN_TS[9:]]
