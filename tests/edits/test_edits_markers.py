@@ -163,3 +163,49 @@ def test_closing_line_at_its_own_depth_still_merges() -> None:
     )
     out = merge_markers(BROKEN_TS, sketch)
     assert out == [*BROKEN_TS[:8], "    const x = 1;", *BROKEN_TS[9:]]
+
+
+def test_closing_line_among_the_leading_context_is_not_the_tail() -> None:
+    # Found by the property: ` *` closes the chunk and also stands among its unchanged leading
+    # lines; the tail was taken there (the smallest region) and the old lines kept twice.
+    doc = [
+        "/**",
+        " * Intro:",
+        " *",
+        " * 1. one",
+        " * 2. two",
+        " *",
+        " * Both",
+        " *",
+        " * ### Next",
+        " */",
+    ]
+    sketch = (
+        "// ... existing code ...\n * Intro:\n *\n * 1. one\n changed = * 2. two\n *\n"
+        " // ... existing code ...\n *\n * ### Next\n// ... existing code ..."
+    )
+    assert merge_markers(doc, sketch) == [*doc[:4], " changed = * 2. two", *doc[5:]]
+
+
+def test_python_return_among_the_leading_context_is_not_the_tail() -> None:
+    py = [
+        "def f(uri, referer):",
+        "    if not referer:",
+        "        return True",
+        "",
+        "    if uri == referer:",
+        "        return True",
+        "",
+        "    # second",
+        '    if "?" in referer:',
+        "        return True",
+        "",
+        "    # third",
+        "    parsed = 1",
+    ]
+    sketch = (
+        "# ... existing code ...\n    if uri == referer:\n        return True\n\n    # second\n"
+        '    changed = if "?"\n        return True\n# ... existing code ...\n    # third\n'
+        "    parsed = 1\n# ... existing code ..."
+    )
+    assert merge_markers(py, sketch) == [*py[:8], '    changed = if "?"', *py[9:]]

@@ -196,8 +196,11 @@ def _find_tail(
     chunk_keys: list[str],
     head: int,
     chunk_lines: list[str] | None = None,
+    after: int | None = None,
 ) -> int | None:
-    found = _positions(keys, chunk_keys[-1], head, len(keys))
+    """``after``: the first file line the tail may be (the lines before it answer the chunk's
+    leading lines, so the chunk's last line cannot stand among them)."""
+    found = _positions(keys, chunk_keys[-1], head if after is None else after, len(keys))
     if not found:
         return None
     score = {p: _backward_context(keys, chunk_keys, p, head) for p in found}
@@ -313,7 +316,10 @@ def _region(
     forward = _forward_context(keys, chunk_keys, head)
     if forward == len(chunk_keys) and _indent_agrees(file_lines, chunk.lines, head, forward):
         return head, head + forward - 1  # unchanged context only
-    tail = _find_tail(file_lines, keys, chunk_keys, head, chunk.lines)
+    # The chunk's leading lines matched ``forward`` file lines; its last line comes after a
+    # change, so it stands after them (a ``*`` or ``return True`` among them is not the tail).
+    tail_from = head + forward if forward < len(chunk_keys) else head
+    tail = _find_tail(file_lines, keys, chunk_keys, head, chunk.lines, tail_from)
     if tail is not None:
         return head, tail
     if chunk.open_end and has_marker:
