@@ -169,7 +169,7 @@ async def test_a_long_conversation_is_compacted_and_keeps_working(
         )
     ]
     model = ScriptedModel([*reads, ScriptedReply(text="Pricing is applied in Cart.total.")])
-    async with open_harness(project, model_server, provider, model, window=12_000) as h:
+    async with open_harness(project, model_server, provider, model, window=11_000) as h:
         end = await h.app.agent.send("walk through every file and explain the pricing")
         history = list(h.app.session.history)
         used, window = h.app.agent.context_usage

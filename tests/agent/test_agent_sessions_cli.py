@@ -80,3 +80,24 @@ async def test_import_names_the_bad_line(project: Path, tmp_path: Path) -> None:
     bad.write_text('{"type": "header", "version": 7, "id": "x"}\n', encoding="utf-8")
     code, out = invoke("import", str(bad), "--project", str(project))
     assert code == 1 and "line 1" in out and "version 7" in out
+
+
+async def test_export_needs_no_flag(project: Path, session_id: str, tmp_path: Path) -> None:
+    target = tmp_path / "positional.jsonl"
+    code, out = invoke("export", session_id, str(target), "--project", str(project))
+    assert code == 0, out
+    assert json.loads(target.read_text(encoding="utf-8").splitlines()[0])["id"] == session_id
+    code, out = invoke("export", session_id, "--project", str(project))  # no file: stdout
+    assert code == 0, out
+    header = json.loads(out.splitlines()[0])
+    assert header["type"] == "header" and header["id"] == session_id
+    assert out == target.read_text(encoding="utf-8")
+
+
+async def test_export_refuses_two_different_files(
+    project: Path, session_id: str, tmp_path: Path
+) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    code, out = invoke("export", session_id, str(a), "--jsonl", str(b), "--project", str(project))
+    assert code == 2 and "give one" in out
+    assert not a.exists() and not b.exists()

@@ -191,3 +191,47 @@ def test_a_chunk_ends_at_the_nearest_closing_line_at_its_own_depth() -> None:
     except MergeFailed:
         return
     assert result == [*lines[:7], "    } // done", *lines[8:]]
+
+
+def test_repeated_closing_lines_that_pair_two_ways_are_refused() -> None:
+    # Found by the sloppy replace property: `old` shifted a level deeper, and `};` twice in
+    # `old` and `new`; the diff paired new's `};` with old's first one, read `new` as already
+    # in the file's frame and wrote the changed line 4 spaces too deep.
+    lines = [
+        "    a.b = function () {",
+        "        c.d = function () {",
+        "            e();",
+        "        };",
+        "    };",
+        "    f();",
+    ]
+    old = "            };\n        };"
+    new = "            changed = };\n        };"
+    intended = [*lines[:3], "        changed = };", *lines[4:]]
+    try:
+        result = find_and_replace(lines, old, new)
+    except MatchError as error:
+        assert "pair up more than one way" in str(error)
+    else:
+        assert result.lines == intended
+
+
+def test_exact_match_inside_a_longer_line_does_not_hide_the_line_match() -> None:
+    # Found by the sloppy replace property: the model added a blank line to `old`; that text
+    # occurs exactly at lines 1-3 (its last line is the start of a longer line), while the
+    # lines it copied stand at lines 6-7. The exact match was trusted and edited the wrong place.
+    lines = [
+        "        )",
+        "",
+        '        geojson = serializers.serialize("geojson", everything)',
+        "",
+        "        create(name='x')",
+        "        )",
+        "        geojson = serializers.serialize(",
+        '            "geojson",',
+        "        )",
+    ]
+    old = "        )\n\n        geojson = serializers.serialize("
+    new = "        changed = )\n        geojson = serializers.serialize("
+    with pytest.raises(MatchError, match="blank lines also stand at lines 6"):
+        find_and_replace(lines, old, new)

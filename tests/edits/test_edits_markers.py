@@ -111,3 +111,101 @@ def test_no_markers_and_unplaceable_fails_instead_of_overwriting() -> None:
 def test_only_markers_is_refused() -> None:
     with pytest.raises(MergeFailed):
         merge_markers(TS, "// ... existing code ...\n// ... existing code ...")
+
+
+BROKEN_TS = [
+    'import { ok } from "./ok";',
+    "",
+    "export function before(a: number): number {",
+    "  return a + 1;",
+    "}",
+    "",
+    "export class Service {",
+    "  run(): void {",
+    "    const x = ;",
+    "  }",
+    "}",
+    "",
+    "function broken( {",
+    "  return 1",
+    "",
+    'export const after = (): string => "still here";',
+]
+
+
+def test_closing_line_indented_against_its_context_is_not_guessed() -> None:
+    # Found by the sloppy edit_file property: the sketch drops `  }` and ends its chunk with the
+    # class's `}`. Read by the lines before it, `}` is line 10; read by its indentation, line 11.
+    # Picking line 10 kept both braces (an extra `}` written); a mis-indented `  }` reads the
+    # same, so the merge refuses instead of choosing.
+    sketch = (
+        "// ... existing code ...\n"
+        "  run(): void {\n"
+        "    const x = ;\n"
+        "}\n"
+        "// ... existing code ...\n"
+        "function broken( {\n"
+        "  return 1\n"
+        "// ... existing code ..."
+    )
+    intended = BROKEN_TS[:9] + BROKEN_TS[10:]
+    try:
+        out = merge_markers(BROKEN_TS, sketch)
+    except MergeFailed as failure:
+        assert "'}'" in str(failure) and "line 10" in str(failure) and "line 11" in str(failure)
+    else:
+        assert out == intended
+
+
+def test_closing_line_at_its_own_depth_still_merges() -> None:
+    sketch = (
+        "// ... existing code ...\n  run(): void {\n    const x = 1;\n  }\n// ... existing code ..."
+    )
+    out = merge_markers(BROKEN_TS, sketch)
+    assert out == [*BROKEN_TS[:8], "    const x = 1;", *BROKEN_TS[9:]]
+
+
+def test_closing_line_among_the_leading_context_is_not_the_tail() -> None:
+    # Found by the property: ` *` closes the chunk and also stands among its unchanged leading
+    # lines; the tail was taken there (the smallest region) and the old lines kept twice.
+    doc = [
+        "/**",
+        " * Intro:",
+        " *",
+        " * 1. one",
+        " * 2. two",
+        " *",
+        " * Both",
+        " *",
+        " * ### Next",
+        " */",
+    ]
+    sketch = (
+        "// ... existing code ...\n * Intro:\n *\n * 1. one\n changed = * 2. two\n *\n"
+        " // ... existing code ...\n *\n * ### Next\n// ... existing code ..."
+    )
+    assert merge_markers(doc, sketch) == [*doc[:4], " changed = * 2. two", *doc[5:]]
+
+
+def test_python_return_among_the_leading_context_is_not_the_tail() -> None:
+    py = [
+        "def f(uri, referer):",
+        "    if not referer:",
+        "        return True",
+        "",
+        "    if uri == referer:",
+        "        return True",
+        "",
+        "    # second",
+        '    if "?" in referer:',
+        "        return True",
+        "",
+        "    # third",
+        "    parsed = 1",
+    ]
+    sketch = (
+        "# ... existing code ...\n    if uri == referer:\n        return True\n\n    # second\n"
+        '    changed = if "?"\n        return True\n# ... existing code ...\n    # third\n'
+        "    parsed = 1\n# ... existing code ..."
+    )
+    assert merge_markers(py, sketch) == [*py[:8], '    changed = if "?"', *py[9:]]

@@ -256,3 +256,48 @@ def test_a_closed_pipe_ends_a_confined_command_quietly(root: Path, home: Path) -
     """The launcher is Python, which ignores SIGPIPE; the command must not inherit that."""
     done = run(profile(root, home), "yes | head -1; seq 1 100000 | head -1", root)
     assert done.stdout == "y\n1\n" and done.stderr == ""
+
+
+def test_programs_on_the_path_run_from_a_hidden_place(
+    root: Path, home: Path, tmp_path: Path
+) -> None:
+    """A virtualenv or checkout under /tmp (CI's clone, a venv beside the project) is on PATH:
+    its programs and their own files stay usable, while its neighbours stay hidden."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib").mkdir()
+    (venv / "lib" / "data.txt").write_text("TOOL-DATA")
+    tool = venv / "bin" / "hello"
+    tool.write_text(f"#!/bin/sh\ncat {venv}/lib/data.txt\n")
+    tool.chmod(0o755)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("OUTSIDE-CANARY")
+    path = f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    sandbox = SandboxProfile.for_project(
+        root, SandboxConfig(), env={"HOME": str(home), "PATH": path}
+    )
+    env = sandbox.environment({"PATH": path, "HOME": str(home)})
+    done = subprocess.run(
+        sandbox.wrap(["/bin/sh", "-c", f"hello; cat {tmp_path}/outside/secret.txt"]),
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert "TOOL-DATA" in done.stdout, done.stderr
+    assert "OUTSIDE-CANARY" not in done.stdout
+    assert "secret.txt: Permission denied" in done.stderr
+
+
+def test_path_never_opens_a_whole_hidden_folder_or_another_home(tmp_path: Path) -> None:
+    from ipuaro.security.sandbox import toolchain_folders
+
+    home = tmp_path / "me"
+    home.mkdir()
+    folders = toolchain_folders({"PATH": f"/tmp:/home/somebody/bin:{home}:relative/bin"}, home)
+    assert Path("/tmp") not in folders
+    assert home.resolve() not in folders
+    assert not any(str(f).startswith("/home/somebody") for f in folders)
+    assert not any(not f.is_absolute() for f in folders)

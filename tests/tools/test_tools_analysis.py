@@ -36,6 +36,28 @@ async def test_get_complexity_ranked_and_single(project: Project) -> None:
     assert all(f["path"].startswith("py/") for f in project.data(folder)["files"])
 
 
+async def test_get_complexity_ranks_code_only(project: Project) -> None:
+    docs = project.root / "docs"
+    docs.mkdir()
+    # Long and deeply indented: by lines and nesting alone they would top the table.
+    guide = "".join(f"{'    ' * (i % 12)}- step {i}: see `src/index.ts`\n" for i in range(900))
+    (docs / "GUIDE.md").write_text("# Guide\n" + guide, encoding="utf-8")
+    (docs / "data.json").write_text(
+        "[\n" + ",\n".join(f'  {{"id": {i}, "tags": [[[{i}]]]}}' for i in range(900)) + "\n]\n",
+        encoding="utf-8",
+    )
+    project.indexer.index()
+    table = await project.ok("get_complexity", limit=200)
+    ranked = [f["path"] for f in project.data(table)["files"]]
+    assert ranked and all(p.endswith((".ts", ".js", ".py")) for p in ranked), ranked
+    assert "lib/math.js" in ranked
+    assert "README.md" not in table.data and "docs/" not in table.data
+    only_docs = await project.call("get_complexity", path="docs")
+    assert not only_docs.success and "No code files under docs" in (only_docs.error or "")
+    one = await project.ok("get_complexity", path="docs/GUIDE.md")  # asked for by name: shown
+    assert one.data.startswith("docs/GUIDE.md: score")
+
+
 async def test_get_todos(project: Project) -> None:
     result = await project.ok("get_todos")
     todos = {(t["path"], t["tag"]) for t in project.data(result)["todos"]}

@@ -130,6 +130,32 @@ async def test_get_class_with_members_and_interfaces(project: Project) -> None:
     assert "Did you mean: UserService" in (missing.error or "")
 
 
+async def test_get_class_members_keep_default_values(project: Project) -> None:
+    (project.root / "py" / "app" / "client.py").write_text(
+        "class Client:\n"
+        "    def __init__(self, name=None, *, retries: int = 3, tags: list[str] | None = None):\n"
+        "        self.name = name\n"
+        "\n"
+        "    def get(self, url, timeout=2.5, **kw):\n"
+        "        return url\n",
+        encoding="utf-8",
+    )
+    (project.root / "src" / "api.ts").write_text(
+        "export class Api {\n"
+        '  constructor(private base: string = "/api", retries = 3) {}\n'
+        "  get(url: string, opts?: object, timeout: number = 1000) { return url; }\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    project.indexer.update_paths(["py/app/client.py", "src/api.ts"], [])
+    py = await project.ok("get_class", path="py/app/client.py", name="Client")
+    assert "__init__(self, name=None, retries=3, tags=None) lines 2-3" in py.data
+    assert "get(self, url, timeout=2.5, **kw) lines 5-6" in py.data
+    ts = await project.ok("get_class", path="src/api.ts", name="Api")
+    assert 'constructor(base="/api", retries=3)' in ts.data
+    assert "get(url, opts?, timeout=1000)" in ts.data
+
+
 async def test_get_structure_tree_with_counts(project: Project) -> None:
     result = await project.ok("get_structure")
     assert "src/ (4 files)" in result.data

@@ -48,6 +48,8 @@ def test_every_tool_is_listed_with_a_schema() -> None:
         assert len(spec["description"]) > 30
     start = specs["get_lines"]["parameters"]["properties"]["start"]
     assert start["type"] == "integer"  # optional fields read as their plain type
+    assert "default" not in start  # "default": null says nothing "required" does not
+    assert specs["get_structure"]["parameters"]["properties"]["depth"]["default"] == 3
 
 
 def test_plan_mode_lists_only_read_only_tools() -> None:

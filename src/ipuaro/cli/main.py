@@ -45,6 +45,9 @@ COMMANDS: dict[str, CommandSpec] = {
     "tool": CommandSpec(
         "ipuaro.cli.tool_cmd:command", "Call one tool with JSON arguments; JSON out.", "the tools"
     ),
+    "tools": CommandSpec(
+        "ipuaro.cli.tools_cmd:command", "List the tools and their arguments.", "the tools"
+    ),
     "run": CommandSpec(
         "ipuaro.cli.run_cmd:command", "Run the agent headless on one prompt.", "the agent"
     ),

@@ -1,4 +1,4 @@
-"""``ipuaro sessions list|show ID|delete ID|export ID --jsonl FILE|import FILE``."""
+"""``ipuaro sessions list|show ID|delete ID|export ID [FILE]|import FILE``."""
 
 from __future__ import annotations
 
@@ -125,17 +125,26 @@ def delete(project: Path | None, session_id: str) -> None:
     click.echo(f"deleted session {session_id}")
 
 
-@command.command("export", help="Write a session as JSONL (header line, then typed entries).")
+@command.command(
+    "export",
+    help="Write a session as JSONL (header line, then typed entries) to FILE, or to standard "
+    'output without FILE or with "-".',
+)
 @project_option
 @click.argument("session_id")
+@click.argument("file", required=False, type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--jsonl",
-    "target",
-    required=True,
+    "jsonl_file",
     type=click.Path(path_type=Path, dir_okay=False),
-    help='Output file ("-" for standard output).',
+    help="Same as FILE (JSONL is the only format; kept for scripts that pass it).",
 )
-def export(project: Path | None, session_id: str, target: Path) -> None:
+def export(
+    project: Path | None, session_id: str, file: Path | None, jsonl_file: Path | None
+) -> None:
+    if file is not None and jsonl_file is not None and file != jsonl_file:
+        fail(f"two output files given ({file} and --jsonl {jsonl_file}): give one")
+    target = file or jsonl_file or Path("-")
     with _archive(project) as archive:
         _load(archive, session_id)
         lines = archive.export(session_id)

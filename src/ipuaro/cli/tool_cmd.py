@@ -147,6 +147,7 @@ def refresh_named(indexer: Indexer, store: Store, paths: list[str]) -> list[str]
 )
 def command(name: str, args_json: str, project: Path | None, yes: bool, refresh: bool) -> None:
     """Call tool NAME with --args JSON and print the result as JSON (success, data, error).
+    `ipuaro tools` lists the tools and their arguments.
 
     Without --yes a tool that needs confirmation shows its diff and asks on the terminal; with
     no terminal it is refused (exit 3).
@@ -163,7 +164,8 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
     tool = registry.get(name)
     if tool is None:
         shown = name.encode("utf-8", "backslashreplace").decode("utf-8")  # bytes from argv
-        fail(f"unknown tool {shown!r}; tools: {', '.join(t.name for t in registry.tools())}")
+        names = ", ".join(t.name for t in registry.tools())
+        fail(f"unknown tool {shown!r}; tools: {names} (`ipuaro tools` shows their arguments)")
     root, config = load_project(project)
     from ipuaro.store.factory import open_store
     from ipuaro.store.protocol import StoreError

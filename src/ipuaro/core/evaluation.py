@@ -23,7 +23,12 @@ _PATH = re.compile(
     r"(?::(\d+)(?:[-–](\d+))?)?"
     r"(?:\s*\(?\s*lines?\s+(\d+)(?:\s*[-–]\s*(\d+))?)?",
 )
-_SYMBOL = re.compile(r"`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\(\))?`")
+_SYMBOL = re.compile(r"`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\([^`]*\))?`")
+"""A code name in backticks, alone or called: ``total``, ``Cart.total()``, ``tax(amount)``."""
+_BARE_CALL = re.compile(r"(?<![\w.`/-])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\)")
+"""A call written in prose without backticks: ``round_cents()``."""
+_RECEIVERS = frozenset({"self", "this", "cls"})
+_CLASS_KINDS = frozenset({"class", "interface", "type", "enum"})
 _NOT_PATHS = re.compile(r"^(?:e\.g|i\.e|etc|vs|www\..*|.*\.(?:com|org|net|io))$", re.IGNORECASE)
 MAX_CITATIONS = 40
 _EXTENSIONS = (
@@ -71,7 +76,8 @@ def extract_citations(text: str) -> tuple[list[PathCitation], list[str]]:
         end = int(end_text) if end_text else start
         paths.setdefault((path, start, end), PathCitation(path, start, end))
     symbols: dict[str, None] = {}
-    for match in _SYMBOL.finditer(text):
+    named = [*_SYMBOL.finditer(text), *_BARE_CALL.finditer(text)]
+    for match in sorted(named, key=lambda m: m.start()):
         name = match.group(1)
         if any(key[0] == name for key in paths) or _is_file_name(name):
             continue
@@ -117,16 +123,33 @@ def check_path(store: Store, citation: PathCitation, known: list[str]) -> Findin
 
 
 def check_symbol(store: Store, name: str) -> Finding:
-    parts = name.split(".")
+    """A definition (of the member, when qualified by a class) makes a name real; a name with no
+    definition that the code still uses (a parameter, a local, an attribute) is real too; a name
+    found nowhere, or a member the named class does not have, is flagged."""
+    label = f"`{name}`"
+    parts = [part for part in name.split(".") if part not in _RECEIVERS] or [name]
     definitions = store.find_definitions(parts[-1])
-    if len(parts) > 1:
-        scoped = [d for d in definitions if d.container == parts[-2]]
-        definitions = scoped or definitions
+    if len(parts) > 1 and definitions:
+        owner = parts[-2]
+        scoped = [d for d in definitions if d.container == owner]
+        if scoped:
+            definitions = scoped
+        elif any(d.kind in _CLASS_KINDS for d in store.find_definitions(owner)):
+            elsewhere = ", ".join(f"{d.path}:{d.line}" for d in definitions[:3])
+            return Finding(label, False, f"{owner} has no {parts[-1]} ({parts[-1]}: {elsewhere})")
     if not definitions:
-        return Finding(f"`{name}`", False, "no definition in the index")
+        uses = store.find_references(parts[-1])
+        if not uses:
+            return Finding(label, False, "not in the code: no definition and no use in the index")
+        first = uses[0]
+        return Finding(
+            label,
+            True,
+            f"no definition, used at {first.path}:{first.line} (a parameter, local or attribute)",
+        )
     shown = ", ".join(f"{d.path}:{d.line} ({d.kind})" for d in definitions[:3])
     more = f" and {len(definitions) - 3} more" if len(definitions) > 3 else ""
-    return Finding(f"`{name}`", True, f"defined at {shown}{more}")
+    return Finding(label, True, f"defined at {shown}{more}")
 
 
 def gather_evidence(store: Store, answer: str) -> list[Finding]:

@@ -59,6 +59,8 @@ class FunctionInfo(DomainModel):
     line_start: int
     line_end: int
     params: list[str] = Field(default_factory=list)
+    defaults: dict[str, str] = Field(default_factory=dict)
+    """Default values as written, keyed by the entry of ``params`` (``{"name": "None"}``)."""
     return_type: str | None = None
     is_async: bool = False
     is_exported: bool = False
@@ -70,6 +72,8 @@ class MethodInfo(DomainModel):
     line_start: int
     line_end: int
     params: list[str] = Field(default_factory=list)
+    defaults: dict[str, str] = Field(default_factory=dict)
+    """Default values as written, keyed by the entry of ``params``."""
     return_type: str | None = None
     visibility: Visibility = "public"
     is_static: bool = False

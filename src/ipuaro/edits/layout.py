@@ -17,6 +17,7 @@ onto the file's own layout instead of pasting the model's text over it:
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -63,12 +64,41 @@ def transplant(
 ) -> Placement:
     """File lines ``place[0]..place[-1]`` rewritten by the change ``old`` → ``new``; raises
     :class:`LayoutRefused`. ``old_lines`` has no leading or trailing blank line."""
-    return _Transplant(file_lines, old_lines, new_lines, place).run()
+    a = [line.strip() for line in old_lines]
+    b = [line.strip() for line in new_lines]
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    placed = _Transplant(file_lines, old_lines, new_lines, place, ops).run()
+    # Which ``old`` line a kept ``new`` line answers decides its indentation and blank lines.
+    # Repeated lines (``};`` twice) can pair either way; matching from the end shows the other
+    # reading, and when the two write different files the choice would be a guess.
+    backward = [
+        (tag, len(a) - i2, len(a) - i1, len(b) - j2, len(b) - j1)
+        for tag, i1, i2, j1, j2 in reversed(
+            difflib.SequenceMatcher(a=a[::-1], b=b[::-1], autojunk=False).get_opcodes()
+        )
+    ]
+    if backward != ops:
+        try:
+            other = _Transplant(file_lines, old_lines, new_lines, place, backward).run()
+        except LayoutRefused:
+            other = None
+        if other != placed:
+            raise LayoutRefused(
+                "lines that repeat in `old` and `new` pair up more than one way, and the ways "
+                "give different files; copy the lines exactly from get_lines into `old` and "
+                "`new` (with the file's indentation), or include a line that is unique."
+            )
+    return placed
 
 
 class _Transplant:
     def __init__(
-        self, file_lines: list[str], old_lines: list[str], new_lines: list[str], place: list[int]
+        self,
+        file_lines: list[str],
+        old_lines: list[str],
+        new_lines: list[str],
+        place: list[int],
+        ops: Sequence[tuple[str, int, int, int, int]],
     ) -> None:
         self.file = file_lines
         self.old = old_lines
@@ -76,11 +106,7 @@ class _Transplant:
         self.nb = [i for i, line in enumerate(old_lines) if line.strip()]
         self.pos = dict(zip(self.nb, place, strict=True))
         self.place = place
-        self.ops = difflib.SequenceMatcher(
-            a=[line.strip() for line in old_lines],
-            b=[line.strip() for line in new_lines],
-            autojunk=False,
-        ).get_opcodes()
+        self.ops = ops
         self.kept = [False] * len(old_lines)
         self.inserts: set[int] = set()
         for tag, i1, i2, _j1, _j2 in self.ops:

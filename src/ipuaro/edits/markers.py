@@ -153,18 +153,60 @@ def _find_head(
     return best[0]
 
 
+def _tail_agrees(file_lines: list[str], chunk_lines: list[str], tail: int, count: int) -> bool:
+    """The last ``count`` chunk lines, matched backwards from file line ``tail``, are indented
+    relative to each other as the file's are."""
+    window = chunk_lines[len(chunk_lines) - count :]
+    skip = next(t for t, line in enumerate(window) if line.strip())  # the last line is not blank
+    return _indent_agrees(file_lines, window[skip:], tail - count + 1 + skip, count - skip)
+
+
+def _refuse_misaligned_context(
+    file_lines: list[str],
+    chunk_lines: list[str],
+    chunk_keys: list[str],
+    head: int,
+    found: list[int],
+    score: dict[int, int],
+) -> None:
+    """The closing line the chunk's preceding lines point at is indented against them, while
+    another copy of it sits at the chunk's depth: a sketch that removed the first (``  }``
+    before an outer ``}``) and one that mis-indented it read the same, so neither is chosen."""
+    best = _best(found, score)
+    if any(_tail_agrees(file_lines, chunk_lines, p, score[p]) for p in best):
+        return
+    step = _indent_width(chunk_lines[-1]) - _indent_width(chunk_lines[0])
+    aligned = [
+        p
+        for p in found
+        if p not in best and _indent_width(file_lines[p]) - _indent_width(file_lines[head]) == step
+    ]
+    if not aligned:
+        return
+    raise MergeFailed(
+        f"its closing line {chunk_keys[-1]!r} follows the same lines as line {best[0] + 1} "
+        f"but is indented like line {aligned[0] + 1}, so which one it means would be a guess; "
+        "copy the chunk's lines with the file's indentation, or end it with a line that is unique"
+    )
+
+
 def _find_tail(
     file_lines: list[str],
     keys: list[str],
     chunk_keys: list[str],
     head: int,
     chunk_lines: list[str] | None = None,
+    after: int | None = None,
 ) -> int | None:
-    found = _positions(keys, chunk_keys[-1], head, len(keys))
+    """``after``: the first file line the tail may be (the lines before it answer the chunk's
+    leading lines, so the chunk's last line cannot stand among them)."""
+    found = _positions(keys, chunk_keys[-1], head if after is None else after, len(keys))
     if not found:
         return None
     score = {p: _backward_context(keys, chunk_keys, p, head) for p in found}
     best = _best(found, score)
+    if chunk_lines is not None:
+        _refuse_misaligned_context(file_lines, chunk_lines, chunk_keys, head, found, score)
     if len(best) == 1:
         return best[0]
     # The chunk's own indentation tells which closing line it means: the one as far in from
@@ -272,9 +314,12 @@ def _region(
                 "previous chunk); start each chunk with an existing line"
             )
     forward = _forward_context(keys, chunk_keys, head)
-    if forward == len(chunk_keys):
+    if forward == len(chunk_keys) and _indent_agrees(file_lines, chunk.lines, head, forward):
         return head, head + forward - 1  # unchanged context only
-    tail = _find_tail(file_lines, keys, chunk_keys, head, chunk.lines)
+    # The chunk's leading lines matched ``forward`` file lines; its last line comes after a
+    # change, so it stands after them (a ``*`` or ``return True`` among them is not the tail).
+    tail_from = head + forward if forward < len(chunk_keys) else head
+    tail = _find_tail(file_lines, keys, chunk_keys, head, chunk.lines, tail_from)
     if tail is not None:
         return head, tail
     if chunk.open_end and has_marker:

@@ -91,13 +91,17 @@ def _exact_is_the_only_place(file_lines: list[str], file_text: str, old: str) ->
     """An exact match is trusted only when no other place reads the same with different
     indentation: a model that shifted its copy can hit another block exactly."""
     places = find_places(file_lines, _trim_blank(old.split("\n")))
-    if len(places) > 1:
-        line = _line_of(file_text, file_text.find(old))
-        others = ", ".join(str(p[0] + 1) for p in places[:MAX_LISTED] if p[0] + 1 != line)
+    line = _line_of(file_text, file_text.find(old))
+    # The exact match may start or end inside a line (``serialize(`` of a longer line), so
+    # a whitespace-tolerant place elsewhere is a rival even when it is the only one.
+    span = range(line - 1, line + old.count("\n"))
+    others = [p[0] + 1 for p in places if p[0] not in span]
+    if others:
+        where = ", ".join(str(n) for n in others[:MAX_LISTED])
         raise MatchError(
             f"`old` matches line {line} exactly, but the same lines with other indentation "
-            f"also stand at lines {others}; which one you mean is a guess. Include more "
-            "surrounding lines in `old` so it matches once."
+            f"or blank lines also stand at lines {where}; which one you mean is a guess. "
+            "Include more surrounding lines in `old` so it matches once."
         )
 
 

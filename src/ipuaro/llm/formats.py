@@ -1,8 +1,9 @@
 """The system-prompt text that teaches a model one tool-call format.
 
 Each mode gets the exact shape, the rules a 7B model most often breaks, one worked example built
-from the first offered tool, and the tool list. ``native`` only lists the tools: the server's
-chat template already explains the calling convention.
+from the first offered tool, and the tool list. ``native`` gets one sentence: the tools and their
+schemas travel beside the prompt and the server's chat template already renders them, so a list
+here would say everything twice (~1.3K tokens of a small window).
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ ToolFormat = Literal["native", "xml", "react", "json"]
 def tool_instructions(mode: ToolFormat, tools: list[ToolSpec]) -> str:
     if not tools:
         return "No tools are available in this mode; answer in plain text."
+    if mode == "native":
+        return (
+            "# Tools\nCall the tools through the tool-calling interface, one call per action; "
+            "never describe a call in prose instead of making it."
+        )
     listing = "\n".join(_describe(tool) for tool in tools)
     example_tool = tools[0]
     example_args = example_arguments(example_tool)
-    if mode == "native":
-        return (
-            "Tools (call them through the tool-calling interface, one call per action; "
-            "never describe a call in prose instead of making it):\n" + listing
-        )
     if mode == "xml":
         return _XML.format(listing=listing, example=_xml_example(example_tool.name, example_args))
     if mode == "react":

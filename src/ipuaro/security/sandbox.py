@@ -156,7 +156,7 @@ class SandboxProfile:
             name or config.profile,
             Path(root).resolve(),
             config.network,
-            expand(config.readable),
+            expand(config.readable) + toolchain_folders(env, home),
             expand(config.writable),
             home,
         )
@@ -277,6 +277,37 @@ def sandboxed_argv(profile: SandboxProfile, argv: list[str]) -> list[str]:
         return list(argv)
     spec = ll.launcher_args(profile.rules(), network=profile.network)
     return [sys.executable, "-I", "-S", str(LAUNCHER), *spec, "--", *argv]
+
+
+def toolchain_folders(env: Mapping[str, str] | None, home: Path) -> tuple[Path, ...]:
+    """Folders the commands' programs live in, readable even where the profile hides their
+    parent (a virtualenv or a checkout under ``/tmp`` or the home folder): ipuaro's own Python
+    prefixes, and each ``PATH`` folder with its prefix when it is a ``…/bin``. The home folder
+    itself and secret locations are never opened this way."""
+    path_value = (os.environ if env is None else env).get("PATH", "")
+    found: list[Path] = [Path(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
+    for entry in path_value.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue  # a relative PATH entry means the command's own folder: not a toolchain
+        folder = Path(entry)
+        found.append(folder)
+        if folder.name == "bin":
+            found.append(folder.parent)
+    home = home.resolve()
+    chosen: list[Path] = []
+    for folder in found:
+        try:
+            resolved = folder.resolve()
+        except OSError:
+            continue
+        if not resolved.is_dir() or resolved in (home, Path("/")) or resolved in chosen:
+            continue
+        if resolved.parent == Path("/") and resolved.name in _HIDDEN_TOP:
+            continue  # all of /tmp or /home is never a toolchain
+        if is_secret_location(resolved, home):
+            continue
+        chosen.append(resolved)
+    return tuple(chosen)
 
 
 def _entries(folder: Path) -> list[Path]:

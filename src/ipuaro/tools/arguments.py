@@ -213,7 +213,8 @@ def _target(
 
 
 def model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema the model sees: optional fields as their plain type, no titles."""
+    """The JSON schema the model sees: optional fields as their plain type, no titles, no
+    ``"default": null`` (a field missing from ``required`` already says it may be left out)."""
     cleaned: dict[str, Any] = _clean(model.model_json_schema())
     return cleaned
 
@@ -227,7 +228,11 @@ def _clean(node: Any) -> Any:
                 merged = {k: v for k, v in node.items() if k != "anyOf"}
                 merged.update(kept[0])
                 node = merged
-        return {k: _clean(v) for k, v in node.items() if k != "title"}
+        return {
+            k: _clean(v)
+            for k, v in node.items()
+            if k != "title" and not (k == "default" and v is None)
+        }
     if isinstance(node, list):
         return [_clean(item) for item in node]
     return node

@@ -168,6 +168,7 @@ class PythonReader:
                 line_start=line_start,
                 line_end=line_end,
                 params=params(self.source, node),
+                defaults=defaults(self.source, node),
                 return_type=type_text(self.source, node.child_by_field_name("return_type")),
                 is_async=_is_async(node),
                 decorators=[self._decorator(item) for item in decorator_nodes],
@@ -254,6 +255,7 @@ class PythonReader:
             line_start=start_line(outer),
             line_end=end_line(node),
             params=params(source, node),
+            defaults=defaults(source, node),
             return_type=type_text(source, node.child_by_field_name("return_type")),
             visibility=visibility(name),
             is_static=bool(bare & _STATIC_DECORATORS),
@@ -418,6 +420,17 @@ def params(source: Source, node: Node) -> list[str]:
         elif kind not in ("keyword_separator", "positional_separator", "comment"):
             result.append(shorten(source.text(child)))
     return result
+
+
+def defaults(source: Source, node: Node) -> dict[str, str]:
+    """``{"name": "None"}`` for ``name=None`` / ``name: str | None = None``, keyed as ``params``."""
+    parameters = node.child_by_field_name("parameters")
+    found: dict[str, str] = {}
+    for child in parameters.named_children if parameters is not None else ():
+        name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+        if child.type in _PARAMETER_NAMED and name is not None and value is not None:
+            found[source.text(name)] = shorten(source.text(value))
+    return found
 
 
 def _decorators(decorated: Node) -> list[Node]:

@@ -64,6 +64,22 @@ def params(source: Source, node: Node) -> list[str]:
     return result
 
 
+def defaults(source: Source, node: Node) -> dict[str, str]:
+    """``{"retries": "3"}`` for ``retries = 3`` / ``retries: number = 3``, keyed as ``params``."""
+    parameters = node.child_by_field_name("parameters")
+    found: dict[str, str] = {}
+    for child in parameters.named_children if parameters is not None else ():
+        if child.type in _PARAMETER_WRAPPERS:
+            name, value = child.child_by_field_name("pattern"), child.child_by_field_name("value")
+        elif child.type == "assignment_pattern":
+            name, value = child.child_by_field_name("left"), child.child_by_field_name("right")
+        else:
+            continue
+        if name is not None and value is not None:
+            found[shorten(source.text(name))] = shorten(source.text(value))
+    return found
+
+
 def modifiers(source: Source, node: Node, stop_byte: int) -> tuple[set[str], Visibility | None]:
     """Keywords before ``stop_byte`` (``async``, ``static``, ``get``…) and the accessibility."""
     keywords: set[str] = set()
@@ -117,6 +133,7 @@ def function_info(
             line_start=line_start,
             line_end=line_end,
             params=params(source, node),
+            defaults=defaults(source, node),
             return_type=type_text(source, node.child_by_field_name("return_type")),
             is_async="async" in keywords,
             is_exported=exported,
@@ -313,6 +330,7 @@ class _Members:
             line_start=start_line(first),
             line_end=end_line(last),
             params=params(self.source, code),
+            defaults=defaults(self.source, code),
             return_type=type_text(self.source, code.child_by_field_name("return_type")),
             visibility=visibility,
             is_static=is_static,

@@ -12,7 +12,7 @@ from ipuaro.tools.editing import apply_change, read_disk_allowed
 
 
 class CreateFileArgs(ArgsModel):
-    path: str = Field(description="New file path, relative to the project root")
+    path: str = Field(description="New file path")
     content: str = Field(description="The whole content of the file")
     overwrite: bool = Field(False, description="Replace the file if it already exists")
 

@@ -11,15 +11,12 @@ from ipuaro.tools.editing import apply_change, read_disk_allowed, require_existi
 
 
 class DeleteFileArgs(ArgsModel):
-    path: str = Field(description="File to delete, relative to the project root")
+    path: str = Field(description="File to delete")
 
 
 class DeleteFile(BaseTool):
     name = "delete_file"
-    description = (
-        "Delete one file (asks the user first; can be undone). Folders are not deleted. "
-        'Example: {"path": "src/old_util.ts"}'
-    )
+    description = "Delete one file (asks the user first; can be undone). Folders are not deleted."
     args_model = DeleteFileArgs
     read_only = False
     needs_confirmation = True

@@ -16,7 +16,7 @@ from ipuaro.tools.editing import apply_change, read_disk_allowed
 
 
 class EditFileArgs(ArgsModel):
-    target_file: str = Field(description="File to change, relative to the project root")
+    target_file: str = Field(description="File to change")
     instructions: str = Field(description="One sentence saying what the edit does")
     code_edit: str = Field(
         description="The changed code with enough unchanged lines around it to locate it; "

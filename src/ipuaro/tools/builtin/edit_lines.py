@@ -25,7 +25,7 @@ MIN_HASH_PREFIX = 6
 
 
 class EditLinesArgs(ArgsModel):
-    path: str = Field(description="File to change, relative to the project root")
+    path: str = Field(description="File to change")
     start: int = Field(ge=1, description="First line to replace (1-based, as get_lines showed)")
     end: int = Field(ge=0, description="Last line to replace, inclusive; start-1 inserts")
     content: str = Field(description="New text for those lines (empty string deletes them)")

@@ -17,7 +17,7 @@ class FindDefinition(BaseTool):
     name = "find_definition"
     description = (
         "Find where a function, class, method, type or constant is defined (path, lines, kind). "
-        'Use Class.method to pick a method. Example: {"symbol": "UserService"}'
+        "Use Class.method to pick a method."
     )
     args_model = FindDefinitionArgs
 

@@ -19,7 +19,7 @@ class FindFiles(BaseTool):
     name = "find_files"
     description = (
         "Find files by name: a glob (*.ts, src/**/*.py, *.{ts,tsx}) or a plain part of the "
-        'file name. Example: {"pattern": "**/user*.ts"}'
+        "file name."
     )
     args_model = FindFilesArgs
 

@@ -22,7 +22,7 @@ class FindReferences(BaseTool):
     name = "find_references"
     description = (
         "Find every place an identifier is used (path:line:column and the line), from the "
-        'syntax tree, not text search. Example: {"symbol": "createUser", "path": "src"}'
+        "syntax tree, not text search."
     )
     args_model = FindReferencesArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

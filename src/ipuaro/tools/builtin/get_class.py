@@ -12,8 +12,13 @@ from ipuaro.tools.common import read_stored, text_only
 from ipuaro.tools.excerpt import code_excerpt
 
 
+def signature(params: list[str], defaults: dict[str, str]) -> str:
+    """``self, name, retries=3``: each parameter with its default value as written."""
+    return ", ".join(f"{p}={defaults[p]}" if p in defaults else p for p in params)
+
+
 class GetClassArgs(ArgsModel):
-    path: str = Field(description="File that defines the class, relative to the project root")
+    path: str = Field(description="File that defines the class")
     name: str = Field(description="Class (or interface, type, enum) name")
 
 
@@ -21,7 +26,7 @@ class GetClass(BaseTool):
     name = "get_class"
     description = (
         "Get the full code of a class (or TypeScript interface/type/enum) with line numbers and "
-        'a list of its methods. Example: {"path": "src/user.ts", "name": "UserService"}'
+        "a list of its methods."
     )
     args_model = GetClassArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
@@ -40,7 +45,7 @@ class GetClass(BaseTool):
                     stored.path, lines, cls.line_start, cls.line_end, f"class {cls.name}"
                 )
                 members = [
-                    f"{m.name}({', '.join(m.params)}) lines {m.line_start}-{m.line_end}"
+                    f"{m.name}({signature(m.params, m.defaults)}) lines {m.line_start}-{m.line_end}"
                     for m in cls.methods
                 ]
                 heritage = ""

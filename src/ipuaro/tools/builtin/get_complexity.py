@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ipuaro.index.analyzer import CODE_LANGUAGES
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import did_you_mean, folder_prefix
 from ipuaro.tools.limits import MAX_TABLE_ROWS
@@ -20,8 +21,8 @@ class GetComplexity(BaseTool):
     name = "get_complexity"
     description = (
         "Complexity metrics (lines of code, nesting depth, imports, score). With a file path: "
-        "that file and its longest functions; without, or with a folder: the most complex files "
-        'ranked. Example: {"path": "src"}'
+        "that file and its longest functions; without, or with a folder: the most complex code "
+        "files ranked."
     )
     args_model = GetComplexityArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
@@ -37,10 +38,20 @@ class GetComplexity(BaseTool):
             metas = {p: m for p, m in metas.items() if p.startswith(prefix + "/")}
             if not metas:
                 raise ToolError(f"No indexed files under {prefix}. {did_you_mean(ctx, prefix)}")
+        # Markdown, JSON, YAML… have lines but no code paths: ranking them among code misleads.
+        metas = {p: m for p, m in metas.items() if m.file_type in CODE_LANGUAGES}
+        if not metas:
+            where = f"under {prefix}" if prefix else "in the project"
+            raise ToolError(
+                f"No code files {where} (Python, TypeScript, JavaScript); get_complexity ranks "
+                "code only. Pass one file's path to see its metrics."
+            )
         ranked = sorted(metas.items(), key=lambda item: (-item[1].complexity.score, item[0]))
         rows = ranked[: args.limit]
         header = f"{'score':>7} {'loc':>6} {'nest':>4} {'imp':>4}  path"
-        lines = [f"Most complex of {len(metas)} file(s){' under ' + prefix if prefix else ''}:"]
+        lines = [
+            f"Most complex of {len(metas)} code file(s){' under ' + prefix if prefix else ''}:"
+        ]
         lines.append(header)
         for path, meta in rows:
             c = meta.complexity

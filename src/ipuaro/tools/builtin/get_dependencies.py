@@ -11,14 +11,13 @@ from ipuaro.tools.common import did_you_mean, project_path
 
 
 class GetDependenciesArgs(ArgsModel):
-    path: str = Field(description="File to inspect, relative to the project root")
+    path: str = Field(description="File to inspect")
 
 
 class GetDependencies(BaseTool):
     name = "get_dependencies"
     description = (
-        "List what a file depends on: the project files it imports and the external packages. "
-        'Example: {"path": "src/app.ts"}'
+        "List what a file depends on: the project files it imports and the external packages."
     )
     args_model = GetDependenciesArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

@@ -11,15 +11,12 @@ from ipuaro.tools.common import did_you_mean, project_path
 
 
 class GetDependentsArgs(ArgsModel):
-    path: str = Field(description="File to inspect, relative to the project root")
+    path: str = Field(description="File to inspect")
 
 
 class GetDependents(BaseTool):
     name = "get_dependents"
-    description = (
-        "List the project files that import this file (who breaks if it changes). "
-        'Example: {"path": "src/utils/date.ts"}'
-    )
+    description = "List the project files that import this file (who breaks if it changes)."
     args_model = GetDependentsArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 

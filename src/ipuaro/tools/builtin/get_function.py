@@ -14,7 +14,7 @@ from ipuaro.tools.excerpt import code_excerpt
 
 
 class GetFunctionArgs(ArgsModel):
-    path: str = Field(description="File that defines the function, relative to the project root")
+    path: str = Field(description="File that defines the function")
     name: str = Field(description="Function name, or Class.method for a method")
 
 
@@ -30,7 +30,7 @@ class GetFunction(BaseTool):
     name = "get_function"
     description = (
         "Get the full code of a function or method by name, with line numbers. "
-        'Use Class.method for methods. Example: {"path": "src/user.ts", "name": "createUser"}'
+        "Use Class.method for methods."
     )
     args_model = GetFunctionArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

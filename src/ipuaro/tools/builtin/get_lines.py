@@ -13,7 +13,7 @@ from ipuaro.tools.limits import MAX_OUTPUT_LINE_CHARS, MAX_READ_LINES, cap_line_
 
 
 class GetLinesArgs(ArgsModel):
-    path: str = Field(description="File path relative to the project root, e.g. src/app.ts")
+    path: str = Field(description="File path, e.g. src/app.ts")
     start: int | None = Field(None, ge=1, description="First line (1-based). Default 1.")
     end: int | None = Field(None, ge=1, description="Last line, inclusive. Default: end of file.")
     column: int | None = Field(

@@ -76,7 +76,7 @@ class GetStructure(BaseTool):
     name = "get_structure"
     description = (
         "Show the project's files as a tree with file counts per folder. Give a folder path to "
-        'look inside it and depth to expand more levels. Example: {"path": "src", "depth": 2}'
+        "look inside it and depth to expand more levels."
     )
     args_model = GetStructureArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

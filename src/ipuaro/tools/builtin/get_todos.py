@@ -18,10 +18,7 @@ class GetTodosArgs(ArgsModel):
 
 class GetTodos(BaseTool):
     name = "get_todos"
-    description = (
-        "List TODO, FIXME, HACK and XXX comments with path and line. "
-        'Example: {"path": "src", "tag": "FIXME"}'
-    )
+    description = "List TODO, FIXME, HACK and XXX comments with path and line."
     args_model = GetTodosArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 

@@ -31,8 +31,7 @@ class GitCommit(BaseTool):
     name = "git_commit"
     description = (
         "Commit changes to git. Only when the user asked for a commit. With files: stages and "
-        "commits exactly those files; without: commits what is already staged. "
-        'Example: {"message": "Fix date parsing", "files": ["src/date.ts"]}'
+        "commits exactly those files; without: commits what is already staged."
     )
     args_model = GitCommitArgs
     read_only = False

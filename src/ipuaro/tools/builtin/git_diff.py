@@ -27,8 +27,7 @@ class GitDiffArgs(ArgsModel):
 class GitDiff(BaseTool):
     name = "git_diff"
     description = (
-        "Show uncommitted changes as a unified diff (staged and unstaged, against the last "
-        'commit). Example: {"path": "src/app.ts"}'
+        "Show uncommitted changes as a unified diff (staged and unstaged, against the last commit)."
     )
     args_model = GitDiffArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

@@ -32,8 +32,7 @@ class GrepSearch(BaseTool):
     name = "grep_search"
     description = (
         f"Search file contents for text (or a regex with regex=true); at most {MAX_GREP_MATCHES} "
-        "matches as path:line: text. Narrow with include_pattern/exclude_pattern globs. "
-        'Example: {"query": "TODO", "include_pattern": "*.ts"}'
+        "matches as path:line: text. Narrow with include_pattern/exclude_pattern globs."
     )
     args_model = GrepSearchArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)

@@ -13,7 +13,7 @@ from ipuaro.tools.editing import apply_change, read_disk_allowed, require_existi
 
 
 class ReplaceArgs(ArgsModel):
-    path: str = Field(description="File to change, relative to the project root")
+    path: str = Field(description="File to change")
     old: str = Field(
         description="Exact existing text to replace (include enough lines to be unique)"
     )

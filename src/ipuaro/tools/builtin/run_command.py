@@ -16,8 +16,7 @@ class RunCommand(BaseTool):
     name = "run_command"
     description = (
         "Run a shell command in the project root (checked against the allow/deny lists; unknown "
-        "commands ask the user). Output is capped at 8 KB, head and tail kept. "
-        'Example: {"command": "npm run build"}'
+        "commands ask the user). Output is capped at 8 KB, head and tail kept."
     )
     args_model = RunCommandArgs
     read_only = False

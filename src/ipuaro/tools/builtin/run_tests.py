@@ -125,8 +125,7 @@ class RunTests(BaseTool):
     name = "run_tests"
     description = (
         "Run the project's tests (runner detected: project preference, vitest, jest, npm test, "
-        "node --test, pytest). Optionally one test file/folder and a name filter. "
-        'Example: {"path": "tests/test_user.py", "filter": "create"}'
+        "node --test, pytest). Optionally one test file/folder and a name filter."
     )
     args_model = RunTestsArgs
     read_only = False
