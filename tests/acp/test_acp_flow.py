@@ -244,3 +244,42 @@ async def test_cancel_while_a_permission_question_is_open_leaves_the_file_alone(
         edit = client.tool_starts()[-1]
         ends = {u.tool_call_id: u.status for u in client.tool_updates() if u.status}
         assert ends[edit.tool_call_id] == "failed"
+
+
+async def test_a_refused_call_goes_back_to_the_model_and_the_turn_goes_on(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """Issue 17, "same in ACP": a call the policy refuses (a blacklisted command, deleting a
+    protected file) is reported as failed, the model reads "refused: …; choose another way or
+    finish" as its result, and the turn ends with the model's answer, not an error."""
+    (project / ".env").write_text("TOKEN=canary\n")
+    client = RecordingClient(answer="apply")
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        client.clear()
+        asked_before = len(model_server.chat_requests())
+        model_server.enqueue(
+            ScriptedReply(tool_calls=[tool("run_command", command="rm -rf shop")]),
+            ScriptedReply(tool_calls=[tool("delete_file", path=".env")]),
+            ScriptedReply(text="I will not delete it; here is another way.", chunks=2),
+        )
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("clean the shop")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        assert client.text().endswith("I will not delete it; here is another way.")
+        assert (project / "shop" / "pricing.py").exists()
+        assert (project / ".env").read_text() == "TOKEN=canary\n"
+        starts = client.tool_starts()
+        ends = {u.tool_call_id: u.status for u in client.tool_updates() if u.status}
+        assert [ends[s.tool_call_id] for s in starts] == ["failed", "failed"]
+        requests = model_server.chat_requests()[asked_before:]
+        assert len(requests) == 3  # the turn went on after each refusal
+        results = [
+            str(m.get("content"))
+            for m in requests[-1]["messages"]
+            if "refused: " in str(m.get("content"))
+        ]
+        assert len(results) == 2, requests[-1]["messages"]
+        assert all("choose another way or finish" in r for r in results), results

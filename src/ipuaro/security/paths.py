@@ -71,6 +71,11 @@ class PathRefused(Exception):
         super().__init__(self.reason)
 
 
+class ProtectedPath(PathRefused):
+    """A path inside the project that policy keeps from being written (``protectedPaths``): a
+    refusal the model can route around, unlike a path that is simply wrong."""
+
+
 @dataclass(frozen=True)
 class ProjectPath:
     """A path proven to lie inside the project: ``rel`` is POSIX, root-relative (``.`` for the
@@ -160,7 +165,7 @@ class PathPolicy:
             raise PathRefused(path, "it is the project root itself", "name a file or folder in it")
         for rel in (resolved.rel, spelled):
             if self.is_protected(rel):
-                raise PathRefused(
+                raise ProtectedPath(
                     path,
                     f"{rel!r} is a protected path (project.protectedPaths)",
                     "protected files can be read but not edited, created or deleted",
@@ -213,7 +218,7 @@ class PathPolicy:
                 for name in [*dirnames, *filenames]:
                     rel = Path(dirpath, name).relative_to(self.root).as_posix()
                     if self.is_protected(rel):
-                        raise PathRefused(
+                        raise ProtectedPath(
                             path,
                             f"it contains the protected path {rel!r}",
                             "delete the other files one by one",

@@ -28,12 +28,14 @@ class DiskFile:
 
 
 def writable(ctx: ToolContext, path: str, *, deleting: bool = False) -> str:
-    from ipuaro.security.paths import PathRefused
+    from ipuaro.security.paths import PathRefused, ProtectedPath
 
     try:
         if deleting:
             return ctx.paths.check_deletable(path).rel
         return ctx.paths.check_writable(path).rel
+    except ProtectedPath as error:  # policy, not a wrong argument: the model may go around it
+        raise ToolRefused(error.reason) from None
     except PathRefused as error:
         raise ToolError(error.reason) from None
 
