@@ -17,20 +17,14 @@ from ipuaro.config.loader import load_config
 from ipuaro.core.decisions import Answer, Question
 from ipuaro.core.events import Event
 from ipuaro.core.workspace import Workspace, WorkspaceOptions
-from tests.agent.conftest import GIT_ENV, ScriptedModel, Step, copy_fixture
+from tests.agent.conftest import (
+    ScriptedModel,
+    Step,
+    project,  # noqa: F401  (the same real project fixture)
+)
 from tests.stubs.model_server import ModelStubServer
 
 TIMEOUT = 20.0
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("IPUARO_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("IPUARO_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("IPUARO_TRACE", raising=False)
-    return copy_fixture(tmp_path)
 
 
 @pytest.fixture
