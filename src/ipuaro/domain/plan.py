@@ -78,3 +78,16 @@ class Plan:
         return self.summary.startswith("NO_CHANGES:") and not (
             self.proposed_changes.actions or self.proposed_changes.patch
         )
+
+
+@dataclass(frozen=True)
+class PlanRecord:
+    """A validated plan kept for apply (``ok`` in the same run, or ``ipuaro run --apply`` in a
+    later one): the request it answers and what the model read while planning."""
+
+    plan: Plan
+    request: str
+    session_id: str
+    read_files: dict[str, str] = field(default_factory=dict)
+    """Project path -> sha256 of the text the model was shown; an UPDATE_FILE of a path not
+    here is ``ERR_UPDATE_WITHOUT_BASE``, and a file changed since is stale."""
