@@ -78,6 +78,8 @@ DEFAULT = CommandSpec(
 # [PATH]") is a command that works; a folder called "tui" is opened with `ipuaro ./tui`.
 DEFAULT_NAME = "tui"
 _VERBOSE = re.compile(r"-v+")
+_ROUTED = "ipuaro.default_routed"
+"""``ctx.meta`` key: the default command's name was inserted, not typed."""
 
 
 def load_command(target: str) -> click.Command | None:
@@ -140,7 +142,9 @@ class LazyGroup(click.Group):
         return load_command(spec.target) or not_built_command(cmd_name, spec)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, self._route_default(args))
+        routed = self._route_default(args)
+        ctx.meta[_ROUTED] = len(routed) > len(args)
+        return super().parse_args(ctx, routed)
 
     def _route_default(self, args: list[str]) -> list[str]:
         """Insert the default command's name where the first non-command argument starts."""
@@ -160,6 +164,11 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as error:
+            # `ipuaro PATH --bad` was typed without "tui": show the usage the user typed.
+            if ctx.meta.get(_ROUTED) and error.ctx is not None and error.ctx.parent is ctx:
+                error.ctx = ctx
+            raise
         except Exception as error:
             # A ConfigError can only exist if the loader was imported; no import needed here.
             loader = sys.modules.get("ipuaro.config.loader")

@@ -6,6 +6,7 @@ answers), so this command only validates the flags, loads the configuration and 
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 
@@ -16,9 +17,7 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
 @click.command("tui")
-@click.argument(
-    "path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
-)
+@click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--model", metavar="M", help="Model name (overrides llm.model).")
 @llm_options
 @click.option("--auto-apply", is_flag=True, help="Apply edits without asking (/undo reverts).")
@@ -32,6 +31,8 @@ def command(
     session_id: str | None,
 ) -> None:
     """Open the terminal UI on PATH (default: the current directory)."""
+    if path is not None:
+        check_folder(path)
     if new_session and session_id:
         raise click.UsageError("--new and --session exclude each other; give one")
     # Config first: a broken .ipuaro.json is reported the same way with or without a terminal.
@@ -55,3 +56,25 @@ def command(
     code = app.return_code or 0
     if code:
         sys.exit(code)
+
+
+def check_folder(path: Path) -> None:
+    """PATH must be a folder. ``ipuaro WORD`` reaches here for any word that is not a command,
+    so a missing folder may be a mistyped command: the error names both."""
+    if path.is_dir():
+        return
+    if path.exists():
+        raise click.UsageError(f"'{path}' is a file; open its project with `ipuaro {path.parent}`")
+    message = f"'{path}' is neither a folder nor an ipuaro command."
+    ctx = click.get_current_context(silent=True)
+    group = ctx.parent if ctx is not None else None
+    if group is not None and isinstance(group.command, click.Group):
+        names = [n for n in group.command.list_commands(group) if n != ctx.info_name]
+        close = difflib.get_close_matches(str(path), names, n=1)
+        if close:
+            message += f" Did you mean `ipuaro {close[0]}`?"
+        message += (
+            "\nOpen a project with `ipuaro [PATH]` (default: this folder). "
+            f"Commands: {', '.join(names)}."
+        )
+    raise click.UsageError(message)
