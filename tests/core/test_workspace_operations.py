@@ -202,3 +202,25 @@ async def test_the_watcher_follows_saves_into_the_index(
         (project / "shop" / "watched.py").write_text("def watched() -> None:\n    pass\n")
         await wait_for(lambda: "shop/watched.py" in ws.known_paths(), timeout=15)
         await ws.stop_watching()
+
+
+async def test_a_resumed_session_reports_the_context_it_holds(
+    project: Path, server: ModelStubServer
+) -> None:
+    reply = ScriptedReply(text="first answer", prompt_tokens=2_000, completion_tokens=300)
+    async with open_workspace(project, server, [reply]) as opened:
+        await opened.workspace.send("remember me")
+        used, _ = opened.workspace.context_usage
+        assert used >= 2_300
+    async with open_workspace(project, server, options=WorkspaceOptions(), index=False) as again:
+        assert again.workspace.history()  # the old conversation is back on screen...
+        assert again.workspace.context_usage == (used, 32_768)  # ...and so is its size
+
+
+async def test_a_cleared_session_resumes_empty(project: Path, server: ModelStubServer) -> None:
+    async with open_workspace(project, server, [ScriptedReply(text="a")]) as opened:
+        await opened.workspace.send("q")
+        opened.workspace.clear_history()
+        assert opened.workspace.context_usage[0] == 0
+    async with open_workspace(project, server, options=WorkspaceOptions(), index=False) as again:
+        assert again.workspace.context_usage[0] == 0

@@ -146,10 +146,13 @@ async def test_ctrl_d_saves_and_exits_and_the_session_resumes(
         assert [m.content for m in saved.history if m.role == "user"] == ["remember this"]
     finally:
         store.close()
+    assert saved.context.tokens_used > 0
     again = make_app(options=LaunchOptions())  # no --new: the last session resumes
     async with again.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert again.workspace.session_id == session_id  # type: ignore[union-attr]
+        # The old history is on screen, so ctx % is what it holds, not 0 %.
+        assert again.status.fields.ctx_used == saved.context.tokens_used
         text = chat_text(again)
         assert "resumed session “remember this” (2 messages); `ipuaro --new`" in text
         assert "You: remember this" in text and "Remembered answer." in text

@@ -74,6 +74,7 @@ class SessionBook:
         """The request's user message: always in the model's view, even after compaction."""
         tool_ctx.session_id = session.id
         session.context.tokens_limit = context.budget.window
+        context.meter.used = session.context.tokens_used  # a resumed session's ctx %, not 0
 
     @property
     def history(self) -> list[ChatMessage]:
@@ -128,7 +129,7 @@ class SessionBook:
     def clear(self) -> None:
         """Start the model's view afresh; the history stays in the session for export."""
         self.history.append(summary_message("", self.context.meter.used, 0))
-        self.context.meter.used = 0
+        self.context.meter.used = self.session.context.tokens_used = 0
         self.sessions.save(self.session)
 
     def switch(self, session: Session) -> None:
