@@ -86,6 +86,11 @@ async def test_abort_during_the_stream_keeps_the_partial_answer(
     assert last.role == "assistant" and last.content.endswith("[interrupted]")
     assert last.content.startswith("one")
     assert not h.app.agent.busy
+    # The prompt was sent and part of the answer streamed: the request used tokens. The
+    # server's count never came, so they are estimated — not reported as 0.
+    assert end.stats.tokens_in > 100 and end.stats.tokens_out >= 1
+    assert end.stats.tokens == end.stats.tokens_in + end.stats.tokens_out
+    assert h.app.session.stats.total_tokens == end.stats.tokens
 
 
 async def test_abort_stops_a_running_command_and_answers_every_call(

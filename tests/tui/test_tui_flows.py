@@ -113,7 +113,11 @@ async def test_ctrl_c_interrupts_then_twice_when_idle_quits(
         await until(pilot, lambda: bool(script.bodies))
         await pilot.press("ctrl+c")
         await settle(pilot)
-        assert "⊘ interrupted" in chat_text(app)
+        text = chat_text(app)
+        assert "⊘ interrupted" in text
+        # What the interrupted request used (estimated: the server's count never came).
+        (stats,) = [line for line in text.splitlines() if line.startswith("⏱")]
+        assert "│ ~" in stats and "│ 0 tokens" not in stats and "│ ~0 tokens" not in stats
         assert not app.workspace.busy  # type: ignore[union-attr]
         assert app.is_running
         # The step clock has moved on more than 2 s since the interrupt (the answer's end

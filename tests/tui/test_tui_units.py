@@ -181,6 +181,7 @@ def test_what_counts_as_a_command() -> None:
 def test_stats_line_and_durations() -> None:
     assert stats_line(3.24, 1247, 1) == "⏱ 3.2s │ 1,247 tokens │ 1 tool call"
     assert stats_line(0.0, 1, 2) == "⏱ 0.0s │ 1 token │ 2 tool calls"
+    assert stats_line(1.0, 1234, 0, estimated=True) == "⏱ 1.0s │ ~1,234 tokens │ 0 tool calls"
     assert duration(65) == "1m 05s"
     assert [session_age(s) for s in (0, 47 * 60, 125 * 60, 3 * 86400)] == [
         "0m",

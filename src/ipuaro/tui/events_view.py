@@ -164,7 +164,12 @@ class EventView:
             await block.add_note(f"{text}: {event.detail}" if event.detail else text, kind)
         stats = None
         if app.config.display.show_stats:
-            stats = stats_line(elapsed, event.stats.tokens, event.stats.tool_calls)
+            stats = stats_line(
+                elapsed,
+                event.stats.tokens,
+                event.stats.tool_calls,
+                estimated=event.reason == "aborted",
+            )
         await app.chat.end_answer(stats)
         app.status.change(state="error" if event.reason == "error" else "ready")
         if app.workspace is not None:

@@ -39,9 +39,11 @@ def percent(used: int, limit: int) -> int:
     return 0 if limit <= 0 else min(999, round(100 * used / limit))
 
 
-def stats_line(seconds: float, tokens: int, tool_calls: int) -> str:
-    """``⏱ 3.2s │ 1,247 tokens │ 1 tool call`` — shown after each answer."""
-    return f"⏱ {duration(seconds)} │ {plural(tokens, 'token')} │ {plural(tool_calls, 'tool call')}"
+def stats_line(seconds: float, tokens: int, tool_calls: int, *, estimated: bool = False) -> str:
+    """``⏱ 3.2s │ 1,247 tokens │ 1 tool call`` — shown after each answer; ``~1,247 tokens``
+    when part of the count is ipuaro's estimate (an interrupted answer: no server count)."""
+    count = f"{'~' if estimated else ''}{plural(tokens, 'token')}"
+    return f"⏱ {duration(seconds)} │ {count} │ {plural(tool_calls, 'tool call')}"
 
 
 @dataclass(frozen=True)

@@ -251,7 +251,7 @@ class Agent:
             await self._inject_steers()
             self._emit(TurnStart(turn))
             assembled = await self._assemble(turn, cancel)
-            result = await self._call_model(turn, assembled, cancel)
+            result = await self._call_model(turn, assembled, cancel, stats)
             assert result.reply is not None
             reply = result.reply
             usage = reply.usage
@@ -304,7 +304,7 @@ class Agent:
         return assembled
 
     async def _call_model(
-        self, turn: int, assembled: Assembled, cancel: asyncio.Event
+        self, turn: int, assembled: Assembled, cancel: asyncio.Event, stats: RequestStats
     ) -> TurnResult:
         while True:
             tools = self._specs if self.tool_format == "native" else None
@@ -324,6 +324,12 @@ class Agent:
                 self.tool_format = "json"
                 self._set_tools()
             if result.cancelled:
+                # The server never sent its count: the prompt it was given and what streamed
+                # before the abort, estimated, so an interrupted answer does not say "0 tokens".
+                stats.add_usage(
+                    self.context.meter.corrected(assembled.tokens),
+                    self.context.estimate(result.text) if result.text else 0,
+                )
                 keep_partial(self.session.history, result.text)
                 raise Stop("aborted", "interrupted by the user")
             if result.error is None:
