@@ -111,7 +111,6 @@ def make_app(project: Path, stub: ModelStubServer) -> MakeApp:
             options or LaunchOptions(new_session=True),
             clock=StepClock(),
             environ=dict(os.environ) if environ is None else environ,
-            key_guard_s=0.0,  # Pilot presses come at once; the guard has its own test
         )
 
     return make

@@ -248,25 +248,3 @@ async def test_typing_user_keeps_the_focus_and_esc_reaches_the_diff(
         await pilot.press("y")
         await settle(pilot)
     assert 'throw new AuthError("bad")' in login(project)
-
-
-async def test_keys_right_after_a_question_appears_are_ignored(
-    make_app: MakeApp, stub: ModelStubServer
-) -> None:
-    from textual.widgets import Button
-
-    from tests.tui.conftest import wait_for_dialog
-    from tests.tui.test_tui_dialogs import CRASH
-
-    play(stub, CRASH, reply("Recovered."))
-    app = make_app()
-    app.key_guard_s = 30.0
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await submit(pilot, "hello")
-        dialog = await wait_for_dialog(pilot)
-        await pilot.press("a")  # would be Abort; typed too soon, so ignored
-        assert app.screen is dialog
-        await pilot.click(dialog.query(Button).first())  # a click is deliberate: Retry
-        await settle(pilot)
-        assert "Recovered." in chat_text(app)

@@ -68,7 +68,7 @@ def check_folder(path: Path) -> None:
     message = f"'{path}' is neither a folder nor an ipuaro command."
     ctx = click.get_current_context(silent=True)
     group = ctx.parent if ctx is not None else None
-    if group is not None and isinstance(group.command, click.Group):
+    if ctx is not None and group is not None and isinstance(group.command, click.Group):
         names = [n for n in group.command.list_commands(group) if n != ctx.info_name]
         close = difflib.get_close_matches(str(path), names, n=1)
         if close:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -50,11 +50,10 @@ Clock = Callable[[], float]
 
 INTERRUPT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds (while idle) quits."""
-KEY_GUARD_S = 0.4
-"""A question that pops up ignores keys for this long: they were typed for the input."""
 SHUTDOWN_WAIT_S = 5.0
 """How long Ctrl+D waits for an interrupted request to wind down before cancelling it."""
 READY_PLACEHOLDER = "Ask anything — /help for commands"
+STARTING_PLACEHOLDER = "Starting… type ahead: Enter sends once ready"
 
 
 class IpuaroApp(App[int]):
@@ -77,7 +76,6 @@ class IpuaroApp(App[int]):
         environ: Mapping[str, str] | None = None,
         branch: str | Callable[[Path], str | None] | None = git_branch,
         project_name: str | None = None,
-        key_guard_s: float = KEY_GUARD_S,
     ) -> None:
         super().__init__()
         from ipuaro.config.paths import project_name as name_of
@@ -90,7 +88,6 @@ class IpuaroApp(App[int]):
         self.project = project_name or name_of(self.root)
         self.branch = branch(self.root) if callable(branch) else branch
         self.started = clock()
-        self.key_guard_s = key_guard_s
         self.workspace: Workspace | None = None
         self.bridge = UiBridge(self)
         self.ready = asyncio.Event()
@@ -110,6 +107,8 @@ class IpuaroApp(App[int]):
         self.closing = False
         self._request_pending = False
         """Set by Ctrl+D / the second Ctrl+C: late events are not drawn any more."""
+        self._typed_ahead: list[str] = []
+        """Sent with Enter before the workspace was ready: sent, in order, once it is."""
         self._unsubscribe: Callable[[], None] | None = None
         if config.display.theme == "light":
             self.theme = "textual-light"
@@ -130,7 +129,6 @@ class IpuaroApp(App[int]):
             self.known_paths,
             self.config.input.multiline,
             id="prompt",
-            disabled=True,
         )
 
     @property
@@ -146,7 +144,11 @@ class IpuaroApp(App[int]):
         return self.query_one("#prompt", PromptInput)
 
     def on_mount(self) -> None:
-        self.prompt.placeholder = ""
+        # The input takes keys from the first moment, while the checks and the first index
+        # run: focused at once (``focus()`` would wait behind keys already queued).
+        prompt = self.prompt
+        prompt.placeholder = STARTING_PLACEHOLDER
+        self.screen.set_focus(prompt)
         self.start()
 
     # --- start-up -------------------------------------------------------------------------
@@ -190,10 +192,23 @@ class IpuaroApp(App[int]):
 
     def set_ready(self) -> None:
         prompt = self.prompt
-        prompt.disabled = False
         prompt.placeholder = READY_PLACEHOLDER
         prompt.focus()
         self.ready.set()
+        typed, self._typed_ahead = self._typed_ahead, []
+        self._show_typed_ahead()
+        for text in typed:
+            self.take_input(text, follow_up=True)
+
+    async def type_ahead(self, event: events.Key) -> None:
+        """A key typed for the input that reached a start-up screen or a question shown
+        after it was pressed (see ``ipuaro.tui.keys``): the input gets it."""
+        await self.prompt.type_key(event.key, event.character)
+
+    def _show_typed_ahead(self) -> None:
+        queue = self.query_one("#queue", Static)
+        queue.update(Text("\n".join(f"⏳ sent when ready: {t}" for t in self._typed_ahead)))
+        queue.set_class(bool(self._typed_ahead), "-shown")
 
     def known_paths(self) -> list[str]:
         return self.workspace.known_paths() if self.workspace is not None else []
@@ -214,10 +229,18 @@ class IpuaroApp(App[int]):
     @on(PromptInput.Submitted)
     async def submitted(self, message: PromptInput.Submitted) -> None:
         self.query_one("#completions", Static).update("")
+        if not self.ready.is_set():
+            self._typed_ahead.append(message.text)
+            self._show_typed_ahead()
+            return
+        self.take_input(message.text, follow_up=message.follow_up)
+
+    def take_input(self, text: str, *, follow_up: bool) -> None:
+        """What the user sent: a command, a request, or (while the agent works) a steer or a
+        follow-up."""
         workspace = self.workspace
         if workspace is None:
             return
-        text = message.text
         from ipuaro.core.commands import is_command
 
         # The workspace keeps the input history: requests and follow-ups as they run, steers
@@ -227,7 +250,7 @@ class IpuaroApp(App[int]):
             self.run_command(text)
         elif not self.agent_busy:
             self.send(text)
-        elif message.follow_up:
+        elif follow_up:
             workspace.follow_up(text)
         else:
             workspace.steer(text)

@@ -10,6 +10,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import events
 from textual.widgets import Static
 
 from ipuaro.core.decisions import Answer
@@ -32,6 +33,7 @@ from ipuaro.core.events import (
 )
 from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
 from ipuaro.tui.formatting import stats_line
+from ipuaro.tui.keys import key_clock
 from ipuaro.tui.screens.dialogs import ChoiceDialog
 from ipuaro.tui.widgets.diffview import ConfirmPanel
 from ipuaro.tui.widgets.toolline import ToolLine, ToolState
@@ -183,15 +185,27 @@ class EventView:
     async def confirm(
         self, request: ConfirmRequest, future: asyncio.Future[ConfirmDecision]
     ) -> None:
-        panel = ConfirmPanel(request, self.app.diff_options, future, self.app.key_guard_s)
+        panel = ConfirmPanel(request, self.app.diff_options, future, self._typed_for_input)
         future.add_done_callback(lambda done: panel.interrupted() if done.cancelled() else None)
         await (await self.app.chat.answer()).add(panel)
         if self.app.prompt.text.strip():
             # The user is typing: do not turn their next keys into a decision.
-            self.app.notify("A change waits for your decision: Esc to review it.", timeout=6)
+            self._point_to_waiting_change()
         else:
-            panel.focus()
+            panel.take_focus()
         panel.scroll_visible()
+
+    async def _typed_for_input(self, event: events.Key) -> None:
+        """A key that reached the diff panel but was pressed before it took the focus: the
+        user is typing, so the input gets the key and the focus back."""
+        prompt = self.app.prompt
+        if not prompt.has_focus:
+            prompt.screen.set_focus(prompt)
+            self._point_to_waiting_change()
+        await self.app.type_ahead(event)
+
+    def _point_to_waiting_change(self) -> None:
+        self.app.notify("A change waits for your decision: Esc to review it.", timeout=6)
 
     def answer_open_questions(self) -> None:
         """Ctrl+C / Ctrl+D while the agent waits on the user: every open dialog gets its
@@ -242,7 +256,8 @@ class EventView:
         """Show a choice dialog; its answer resolves ``future``. An interrupted request
         (the future cancelled) closes the dialog."""
         self._open_dialogs.append((screen, future))
-        screen.key_guard_s = self.app.key_guard_s
+        screen.typed_for_input = self.app.type_ahead
+        screen.opened_at = key_clock()
 
         def answered(value: str | None) -> None:
             if future.done():

@@ -33,6 +33,7 @@ class SessionStarter:
             [Choice("r", "Retry", "retry"), Choice("q", "Quit", "quit")],
             escape_value="quit",
             kind="error",
+            typed_for_input=self.app.type_ahead,
         )
         if await self.app.ask(dialog) == "retry":
             return True
@@ -60,7 +61,8 @@ class SessionStarter:
             onboarding = await asyncio.to_thread(run_checks, app.root, app.config)
             if onboarding.ok:
                 return True
-            if await app.ask(OnboardingScreen(onboarding, app.config)) != "retry":
+            screen = OnboardingScreen(onboarding, app.config, app.type_ahead)
+            if await app.ask(screen) != "retry":
                 problems = "; ".join(r.line() for r in onboarding.results if not r.ok)
                 app.exit(return_code=1, message=f"ipuaro: {problems}")
                 return False
@@ -110,7 +112,7 @@ class SessionStarter:
             if not isinstance(event, IndexProgress) or event.background:
                 return
             if screen is None:
-                screen = IndexingScreen(app.project)
+                screen = IndexingScreen(app.project, app.type_ahead)
                 app.push_screen(screen)
             screen.advance(event.done, event.total)
 

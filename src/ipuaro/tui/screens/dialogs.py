@@ -7,7 +7,6 @@ wording. The dialog dismisses with the chosen value, so the caller awaits a plai
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from ipuaro.core.decisions import (
 )
 from ipuaro.core.events import AgentError
 from ipuaro.domain.edits import ConfirmRequest
+from ipuaro.tui.keys import KeySink, key_clock, pressed_before
 from ipuaro.tui.widgets.buttons import key_button
 
 
@@ -54,7 +54,7 @@ class ChoiceDialog(ModalScreen[str]):
         detail: str | None = None,
         escape_value: str | None = None,
         kind: str = "info",
-        key_guard_s: float = 0.0,
+        typed_for_input: KeySink | None = None,
     ) -> None:
         super().__init__()
         self.title_text = title
@@ -63,10 +63,11 @@ class ChoiceDialog(ModalScreen[str]):
         self.detail = detail
         self.escape_value = escape_value if escape_value is not None else self.choices[-1].value
         self.kind = kind
-        self.key_guard_s = key_guard_s
-        """Keys pressed this soon after the dialog opened are ignored: they were typed for
-        the input, not as an answer (``a`` in "always" must not choose Abort)."""
-        self._opened = 0.0
+        self.typed_for_input = typed_for_input
+        """Where keys pressed before the dialog opened go: they were typed for the input,
+        not as an answer (``a`` in "always" must not choose Abort, nor be lost)."""
+        self.opened_at = key_clock()
+        """Re-read by whoever shows the dialog, at the moment it does."""
 
     def compose(self) -> Any:
         with Vertical(classes=f"dialog -{self.kind}"):
@@ -79,19 +80,20 @@ class ChoiceDialog(ModalScreen[str]):
                     yield key_button(choice.key, choice.label, f"c-{choice.value}")
 
     def on_mount(self) -> None:
-        self._opened = time.monotonic()
         buttons = self.query(Button)
         if buttons:
             buttons.first().focus()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        if pressed_before(event, self.opened_at):
+            event.stop()
+            event.prevent_default()  # not Enter on the focused button either
+            if self.typed_for_input is not None:
+                await self.typed_for_input(event)
+            return
         keys = {choice.key.lower(): choice.value for choice in self.choices}
         keys["escape"] = self.escape_value
         value = keys.get(event.key.lower())
-        if time.monotonic() - self._opened < self.key_guard_s:
-            event.stop()
-            event.prevent_default()
-            return
         if value is not None:
             event.stop()
             event.prevent_default()

@@ -1,23 +1,29 @@
-"""The first index of a project: a progress bar while the indexer works (in a thread)."""
+"""The first index of a project: a progress bar while the indexer works (in a thread).
+
+Keys typed meanwhile go to the input beneath (``typed_for_input``): nothing here takes keys.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
 from ipuaro.tui.formatting import plural
+from ipuaro.tui.keys import KeySink
 
 
 class IndexingScreen(Screen[None]):
     """Fed by :meth:`advance` from the app (thread-safe through ``call_from_thread``)."""
 
-    def __init__(self, project: str) -> None:
+    def __init__(self, project: str, typed_for_input: KeySink | None = None) -> None:
         super().__init__()
         self.project = project
+        self.typed_for_input = typed_for_input
         self._latest: tuple[int, int] | None = None
 
     def compose(self) -> Any:
@@ -35,6 +41,12 @@ class IndexingScreen(Screen[None]):
     def on_mount(self) -> None:
         if self._latest is not None:
             self.advance(*self._latest)
+
+    async def on_key(self, event: events.Key) -> None:
+        if self.typed_for_input is not None:
+            event.stop()
+            event.prevent_default()
+            await self.typed_for_input(event)
 
     def advance(self, done: int, total: int) -> None:
         """Show ``done`` of ``total`` (kept until the screen is mounted)."""

@@ -1,5 +1,8 @@
 """Shown when a start-up check fails: what is wrong, how to fix it, and [R] Retry / [Q] Quit —
-plus [P] Pull when the Ollama server lacks the model (with a progress bar)."""
+plus [P] Pull when the Ollama server lacks the model (with a progress bar).
+
+Keys pressed before it opened, and keys that are none of its choices, go to the input beneath.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, ProgressBar, Static
 
+from ipuaro.tui.keys import KeySink, key_clock, pressed_before
 from ipuaro.tui.startup import Onboarding, start_instructions
 from ipuaro.tui.widgets.buttons import key_button
 
@@ -21,10 +25,14 @@ if TYPE_CHECKING:
 class OnboardingScreen(Screen[str]):
     """Dismisses with ``retry`` (also after a successful pull) or ``quit``."""
 
-    def __init__(self, onboarding: Onboarding, config: Config) -> None:
+    def __init__(
+        self, onboarding: Onboarding, config: Config, typed_for_input: KeySink | None = None
+    ) -> None:
         super().__init__()
         self.onboarding = onboarding
         self.config = config
+        self.typed_for_input = typed_for_input
+        self.opened_at = key_clock()
         self.pulling = False
 
     def compose(self) -> Any:
@@ -55,11 +63,17 @@ class OnboardingScreen(Screen[str]):
         if buttons:
             buttons.first().focus()
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         action = {"r": "retry", "q": "quit", "p": "pull", "escape": "quit"}.get(event.key)
-        if action is not None:
+        if action is not None and not pressed_before(event, self.opened_at):
             event.stop()
             self._choose(action)
+        elif self.typed_for_input is not None and (
+            event.is_printable or pressed_before(event, self.opened_at)
+        ):
+            event.stop()
+            event.prevent_default()
+            await self.typed_for_input(event)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -16,6 +17,7 @@ from textual.widgets import Button, Static
 
 from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest, FileChange
 from ipuaro.tui.diff_render import DARK, DiffPalette, compute_file_diff, render_file_diff
+from ipuaro.tui.keys import KeySink, key_clock, pressed_before
 from ipuaro.tui.widgets.buttons import key_button
 
 
@@ -43,7 +45,11 @@ class DiffView(Static):
 
 
 class ConfirmPanel(Vertical, can_focus=True):
-    """Waits for Y / N / E. ``E`` asks the app (which owns the terminal) to open an editor."""
+    """Waits for Y / N / E. ``E`` asks the app (which owns the terminal) to open an editor.
+
+    A key pressed before the panel took the focus was typed for the input: it goes to
+    ``typed_for_input`` (and so does every later key, once one has: the user is typing).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "apply", "Apply"),
@@ -66,15 +72,15 @@ class ConfirmPanel(Vertical, can_focus=True):
         request: ConfirmRequest,
         options: DiffOptions,
         future: asyncio.Future[ConfirmDecision],
-        key_guard_s: float = 0.0,
+        typed_for_input: KeySink | None = None,
     ) -> None:
         super().__init__()
         self.request = request
         self.options = options
         self.future = future
-        self.key_guard_s = key_guard_s
-        """Y / N / E this soon after the panel appeared are ignored (typed for the input)."""
-        self._shown = time.monotonic()
+        self.typed_for_input = typed_for_input
+        self.focused_at = math.inf
+        """When the panel took the focus (:func:`key_clock`); never, until it does."""
         self.deleting = request.kind == "delete"
         self.editable = not self.deleting and any(f.new_text is not None for f in request.files)
 
@@ -134,22 +140,35 @@ class ConfirmPanel(Vertical, can_focus=True):
         style = "green" if decision.choice != "reject" else "red"
         self._close(Text(verdict, style=style))
 
-    def _armed(self) -> bool:
-        return time.monotonic() - self._shown >= self.key_guard_s
+    def take_focus(self) -> None:
+        """Receive keys from now on: set at once, not after the app's queue (where keys
+        pressed after this moment may already wait, and must reach the panel)."""
+        self.focused_at = key_clock()
+        self.screen.set_focus(self)
 
-    def on_mount(self) -> None:
-        self._shown = time.monotonic()
+    def on_focus(self, event: events.Focus) -> None:
+        # However the focus came (Esc from the input, Tab, a click): keys from then on.
+        self.focused_at = event.time
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.focused_at = event.time
+
+    async def on_key(self, event: events.Key) -> None:
+        if self.typed_for_input is None or self.decided:
+            return
+        if pressed_before(event, self.focused_at) or not self.has_focus_within:
+            event.stop()
+            event.prevent_default()
+            await self.typed_for_input(event)
 
     def action_apply(self) -> None:
-        if self._armed():
-            self.decide(ConfirmDecision("apply"))
+        self.decide(ConfirmDecision("apply"))
 
     def action_reject(self) -> None:
-        if self._armed():
-            self.decide(ConfirmDecision("reject"))
+        self.decide(ConfirmDecision("reject"))
 
     def action_edit(self) -> None:
-        if self.editable and not self.decided and self._armed():
+        if self.editable and not self.decided:
             self.post_message(self.EditRequested(self))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

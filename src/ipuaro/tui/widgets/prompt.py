@@ -19,6 +19,8 @@ from ipuaro.tui.completion import Completion, complete, word_before
 from ipuaro.tui.history import InputHistory
 
 Multiline = Literal["auto", "always", "never"]
+OWN_KEYS = frozenset({"enter", "ctrl+f", "ctrl+j", "shift+enter", "tab"})
+"""Keys :meth:`PromptInput._on_key` handles itself (the rest are the text area's bindings)."""
 
 
 class PromptInput(TextArea):
@@ -77,6 +79,17 @@ class PromptInput(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
+
+    async def type_key(self, key: str, character: str | None) -> None:
+        """Handle a key as if this input had the focus: one typed for it that reached a
+        question or screen shown after the key was pressed (see ``ipuaro.tui.keys``)."""
+        event = events.Key(key, character)
+        if event.is_printable or key in OWN_KEYS:
+            await self._on_key(event)
+            return
+        for binding in self._bindings.key_to_bindings.get(key, ()):
+            if await self.app.run_action(binding.action, self):
+                return
 
     async def _on_paste(self, event: events.Paste) -> None:
         if self.multiline == "never" and "\n" in event.text:
