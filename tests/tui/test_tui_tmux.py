@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,34 +59,52 @@ def free_port() -> int:
         return port
 
 
+StartStub = Callable[[dict[str, Any]], str]
+
+
 @pytest.fixture
-def stub_process(tmp_path: Path) -> Iterator[str]:
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT), encoding="utf-8")
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.stubs.model_server",
-            "--port",
-            str(port),
-            "--script",
-            str(script),
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
+def start_stub(tmp_path: Path) -> Iterator[StartStub]:
+    """Start the stub model server as its own process, playing ``script``; its URL."""
+    processes: list[subprocess.Popen[str]] = []
+
+    def start(script: dict[str, Any]) -> str:
+        path = tmp_path / f"script-{len(processes)}.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        port = free_port()
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.stubs.model_server",
+                "--port",
+                str(port),
+                "--script",
+                str(path),
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        processes.append(process)
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "listening" in line, line
-        yield f"http://127.0.0.1:{port}"
+        return f"http://127.0.0.1:{port}"
+
+    try:
+        yield start
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+@pytest.fixture
+def stub_process(start_stub: StartStub) -> str:
+    return start_stub(SCRIPT)
 
 
 class Tmux:
@@ -101,14 +120,16 @@ class Tmux:
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "ipuaro")
 
-    def wait_for(self, check: Callable[[str], bool], what: str, timeout: float = 60) -> str:
+    def wait_for(
+        self, check: Callable[[str], bool], what: str, timeout: float = 60, poll: float = 0.05
+    ) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
             if check(screen):
                 return screen
-            time.sleep(0.05)
+            time.sleep(poll)
         raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
 
     def keys(self, *keys: str) -> None:
@@ -117,66 +138,135 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "ipuaro", "-l", text)
 
+    def wait_for_exit(self, timeout: float = 20) -> None:
+        deadline = time.monotonic() + timeout
+        while "ipuaro" in self.run("list-sessions", "-F", "#{session_name}"):
+            assert time.monotonic() < deadline, self.screen()
+            time.sleep(0.1)
 
-def test_real_terminal_session(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stub_process: str
-) -> None:
+
+@pytest.fixture
+def terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[Path, str], Tmux]]:
+    """``launch(project, model_url)``: ``ipuaro PROJECT --new`` in a fresh tmux server (its
+    data and config in ``tmp_path``), returned as soon as tmux has started it."""
     if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
+        pytest.skip("tmux is not installed (apt-get install tmux): the real-terminal tests need it")
     for name in list(os.environ):
         if name.startswith("IPUARO_"):
             monkeypatch.delenv(name)
-    project = copy_project(tmp_path)
-    env = {
-        "IPUARO_DATA_DIR": str(tmp_path / "data"),
-        "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
-        "IPUARO_LLM__BASE_URL": stub_process,
-        "IPUARO_WATCHDOG__ENABLED": "false",
-    }
-    tmux = Tmux(f"ipuaro-test-{os.getpid()}")
-    command = " ".join(
-        ["env", "-u", "EDITOR", "-u", "VISUAL", "TERM=xterm-256color"]
-        + [f"{key}={value}" for key, value in env.items()]
-        + [sys.executable, "-m", "ipuaro", str(project), "--new"]
-    )
-    tmux.run("new-session", "-d", "-s", "ipuaro", "-x", "110", "-y", "36", command)
+    tmux = Tmux(f"ipuaro-test-{os.getpid()}-{tmp_path.name}")
+
+    def launch(project: Path, model_url: str) -> Tmux:
+        env = {
+            "IPUARO_DATA_DIR": str(tmp_path / "data"),
+            "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+            "IPUARO_LLM__BASE_URL": model_url,
+            "IPUARO_WATCHDOG__ENABLED": "false",
+        }
+        command = " ".join(
+            ["env", "-u", "EDITOR", "-u", "VISUAL", "TERM=xterm-256color"]
+            + [f"{key}={value}" for key, value in env.items()]
+            + [sys.executable, "-m", "ipuaro", str(project), "--new"]
+        )
+        tmux.run("new-session", "-d", "-s", "ipuaro", "-x", "110", "-y", "36", command)
+        monkeypatch.setenv("IPUARO_DATA_DIR", env["IPUARO_DATA_DIR"])
+        monkeypatch.setenv("IPUARO_CONFIG_DIR", env["IPUARO_CONFIG_DIR"])
+        return tmux
+
     try:
-        tmux.wait_for(lambda s: "Ask anything" in s, "the prompt")
-        assert "[project: projects-tui_app]" in tmux.screen()
-        tmux.type("how does login work?")
-        tmux.keys("Enter")
-        # Streamed: the first words show while the rest is still on its way (~1.8 s).
-        first = tmux.wait_for(lambda s: "Login" in s, "the answer to start")
-        assert "user name." not in first
-        screen = tmux.wait_for(lambda s: "tool calls" in s, "the stats line")
-        assert "Login returns a token built from the user name." in screen
-        assert "1 tool call" not in screen and "0 tool calls" in screen
-
-        tmux.type("add a validity check")
-        tmux.keys("Enter")
-        screen = tmux.wait_for(lambda s: "[Y] Apply" in s, "the diff")
-        assert "src/auth/login.ts" in screen and "AuthError" in screen
-        time.sleep(0.6)  # keys typed the instant a question appears are ignored (key guard)
-        tmux.keys("y")
-        tmux.wait_for(lambda s: "The check is in place." in s, "the final answer")
-        text = (project / "src" / "auth" / "login.ts").read_text(encoding="utf-8")
-        assert 'if (!isValid) throw new AuthError("bad");' in text
-
-        tmux.keys("C-d")
-        deadline = time.monotonic() + 20
-        while "ipuaro" in tmux.run("list-sessions", "-F", "#{session_name}"):
-            assert time.monotonic() < deadline, tmux.screen()
-            time.sleep(0.1)
+        yield launch
     finally:
         tmux.run("kill-server")
-    monkeypatch.setenv("IPUARO_DATA_DIR", env["IPUARO_DATA_DIR"])
-    monkeypatch.setenv("IPUARO_CONFIG_DIR", env["IPUARO_CONFIG_DIR"])
+
+
+def saved_requests(project: Path) -> list[str]:
+    """The user messages of the project's one saved session."""
     store = open_store(load_config(project), project)
     try:
         (session_id,) = store.list_sessions()
         session = store.load_session(session_id)
         assert session is not None
-        users = [m.content for m in session.history if m.role == "user"]
-        assert users == ["how does login work?", "add a validity check"]
+        return [m.content for m in session.history if m.role == "user"]
     finally:
         store.close()
+
+
+def test_real_terminal_session(
+    tmp_path: Path, terminal: Callable[[Path, str], Tmux], stub_process: str
+) -> None:
+    project = copy_project(tmp_path)
+    tmux = terminal(project, stub_process)
+    tmux.wait_for(lambda s: "Ask anything" in s, "the prompt")
+    assert "[project: projects-tui_app]" in tmux.screen()
+    tmux.type("how does login work?")
+    tmux.keys("Enter")
+    # Streamed: the first words show while the rest is still on its way (~1.8 s).
+    first = tmux.wait_for(lambda s: "Login" in s, "the answer to start")
+    assert "user name." not in first
+    screen = tmux.wait_for(lambda s: "tool calls" in s, "the stats line")
+    assert "Login returns a token built from the user name." in screen
+    assert "1 tool call" not in screen and "0 tool calls" in screen
+
+    tmux.type("add a validity check")
+    tmux.keys("Enter")
+    screen = tmux.wait_for(lambda s: "[Y] Apply" in s, "the diff")
+    assert "src/auth/login.ts" in screen and "AuthError" in screen
+    tmux.keys("y")
+    tmux.wait_for(lambda s: "The check is in place." in s, "the final answer")
+    text = (project / "src" / "auth" / "login.ts").read_text(encoding="utf-8")
+    assert 'if (!isValid) throw new AuthError("bad");' in text
+
+    tmux.keys("C-d")
+    tmux.wait_for_exit()
+    assert saved_requests(project) == ["how does login work?", "add a validity check"]
+
+
+EDIT_SCRIPT = {
+    "replies": [
+        {
+            "text": "I will add a validity check.",
+            "tool_calls": [
+                {
+                    "name": "replace",
+                    "arguments": {"path": "src/auth/login.ts", "old": OLD, "new": NEW},
+                }
+            ],
+        },
+        {"text": "The check is in place."},
+    ]
+}
+
+
+def test_keys_typed_during_start_up_and_y_the_instant_the_diff_shows_take_effect(
+    tmp_path: Path, terminal: Callable[[Path, str], Tmux], start_stub: StartStub
+) -> None:
+    project = copy_project(tmp_path)
+    tmux = terminal(project, start_stub(EDIT_SCRIPT))
+    # Typed at once: ipuaro has not even started (the terminal holds the keys), then while
+    # it checks the model server, opens the store and indexes the project for the first time.
+    tmux.type("add a ")
+    drawn = tmux.wait_for(lambda s: "[project:" in s, "the first screen", poll=0.01)
+    tmux.type("validity ")
+    tmux.type("check")
+    ready = tmux.wait_for(lambda s: "context window" in s, "the start-up to finish")
+    assert "context window" not in drawn, "the start-up finished before the keys were typed"
+    # Everything typed arrived, in order, in the input (nothing was sent yet).
+    tmux.wait_for(lambda s: "add a validity check" in s, "the typed text in the input")
+    assert "You:" not in ready
+    tmux.keys("Enter")
+
+    # Y the moment the diff is on screen: it answers the diff (no key guard swallows it).
+    screen = tmux.wait_for(lambda s: "[Y] Apply" in s, "the diff", poll=0.005)
+    tmux.keys("y")
+    screen = tmux.wait_for(lambda s: "The check is in place." in s, "the final answer")
+    assert "✓ applied" in screen
+    text = (project / "src" / "auth" / "login.ts").read_text(encoding="utf-8")
+    assert 'if (!isValid) throw new AuthError("bad");' in text
+    # And the y was not typed into the input: it is empty again, showing its placeholder.
+    tmux.wait_for(lambda s: "Ask anything" in s, "the empty input")
+
+    tmux.keys("C-d")
+    tmux.wait_for_exit()
+    assert saved_requests(project) == ["add a validity check"]
