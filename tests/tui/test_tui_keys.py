@@ -85,6 +85,23 @@ async def test_enter_while_the_app_starts_sends_once_it_is_ready(
     assert len(script.bodies) == 1
 
 
+async def test_a_line_feed_typed_ahead_sends_and_later_starts_a_new_line(
+    make_app: MakeApp, stub: ModelStubServer, slow_checks: threading.Event
+) -> None:
+    # Until the app reads the terminal raw, the terminal turns Enter into a line feed (ICRNL).
+    play(stub, reply("Answer."))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"hi", "ctrl+j")
+        assert "⏳ sent when ready: hi" in str(app.query_one("#queue").render())
+        slow_checks.set()
+        await ready(pilot)
+        await settle(pilot)
+        assert "You: hi" in chat_text(app)
+        await pilot.press("a", "ctrl+j", "b")  # once ready, Ctrl+J is a new line again
+        assert app.prompt.text == "a\nb"
+
+
 async def test_keys_typed_while_the_first_index_shows_go_to_the_input(
     make_app: MakeApp, stub: ModelStubServer
 ) -> None:

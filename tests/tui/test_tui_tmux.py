@@ -270,3 +270,19 @@ def test_keys_typed_during_start_up_and_y_the_instant_the_diff_shows_take_effect
     tmux.keys("C-d")
     tmux.wait_for_exit()
     assert saved_requests(project) == ["add a validity check"]
+
+
+def test_enter_typed_before_ipuaro_reads_the_terminal_sends_once_ready(
+    tmp_path: Path, terminal: Callable[[Path, str], Tmux], start_stub: StartStub
+) -> None:
+    project = copy_project(tmp_path)
+    tmux = terminal(project, start_stub({"replies": [{"text": "Login returns a token."}]}))
+    # Before Python has started the terminal is in line mode: Enter reaches ipuaro as a line
+    # feed, which must still send (the request waits until start-up is done).
+    tmux.type("how does login work?")
+    tmux.keys("Enter")
+    screen = tmux.wait_for(lambda s: "Login returns a token." in s, "the answer")
+    assert "You: how does login work?" in screen
+    tmux.keys("C-d")
+    tmux.wait_for_exit()
+    assert saved_requests(project) == ["how does login work?"]

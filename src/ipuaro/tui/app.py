@@ -148,6 +148,7 @@ class IpuaroApp(App[int]):
         # run: focused at once (``focus()`` would wait behind keys already queued).
         prompt = self.prompt
         prompt.placeholder = STARTING_PLACEHOLDER
+        prompt.line_feed_sends = True
         self.screen.set_focus(prompt)
         self.start()
 
@@ -193,6 +194,7 @@ class IpuaroApp(App[int]):
     def set_ready(self) -> None:
         prompt = self.prompt
         prompt.placeholder = READY_PLACEHOLDER
+        prompt.line_feed_sends = False
         prompt.focus()
         self.ready.set()
         typed, self._typed_ahead = self._typed_ahead, []

@@ -57,6 +57,9 @@ class PromptInput(TextArea):
         self.input_history = history
         self.paths = paths
         self.multiline = multiline
+        self.line_feed_sends = False
+        """Set while the app starts: Enter typed before the app read the terminal raw arrives
+        as a line feed (the terminal's ICRNL) and must still send, not start a new line."""
         self.set_class(multiline == "always", "-always")
 
     # --- keys -----------------------------------------------------------------------------
@@ -64,7 +67,7 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         handled = True
-        if key == "enter":
+        if key == "enter" or (key == "ctrl+j" and self.line_feed_sends):
             self._enter()
         elif key == "ctrl+f":
             self.submit(follow_up=True)
