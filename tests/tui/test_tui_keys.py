@@ -175,3 +175,25 @@ async def test_a_key_pressed_before_a_dialog_opened_goes_to_the_input(
         await pilot.press("r")  # pressed after it opened: answered at once
         await settle(pilot)
         assert "Recovered." in chat_text(app)
+
+
+async def test_keys_typed_while_the_onboarding_screen_shows_are_kept(make_app: MakeApp) -> None:
+    from ipuaro.tui.screens.onboarding import OnboardingScreen
+    from tests.tui.conftest import wait_for_screen
+    from tests.tui.test_tui_onboarding import free_port
+
+    port = free_port()
+    app = make_app(base_url=f"http://127.0.0.1:{port}")  # no model server: onboarding
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_screen(pilot, OnboardingScreen, "Button")
+        pressed_earlier(app, "q", screen.opened_at - 0.01)  # typed before it: not Quit
+        await until(pilot, lambda: app.prompt.text == "q")
+        await pilot.press("x", "space")  # none of its keys: for the input
+        assert app.is_running and app.screen is screen
+        assert app.prompt.text == "qx "
+        with ModelStubServer(port=port):
+            await pilot.press("r")  # its own key, pressed after it opened: Retry
+            await ready(pilot)
+            assert app.prompt.text == "qx "
+            await pilot.press("ctrl+d")
+            await until(pilot, lambda: not app.is_running)
