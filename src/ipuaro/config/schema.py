@@ -235,9 +235,7 @@ class ScriptToolConfig(Section):
 
     description: str = Field(min_length=1)
     """What the tool does and when to use it, written for the model (it sees this text)."""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """JSON Schema of the arguments (an ``object`` schema); the model's arguments are checked
     against it. A tool whose schema is not valid JSON Schema is skipped with a warning."""
     argv: list[str] = Field(min_length=1)
