@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import time
 from collections.abc import Mapping, Sequence
@@ -89,6 +90,9 @@ async def run_program(
     failures (a missing program is ``start_error``)."""
     environment = environment_without(secret_environment_names(hidden_env))
     environment.update(extra_env or {})
+    missing = _missing_program(argv[0], cwd, environment.get("PATH"))
+    if missing is not None:
+        return ProgramResult(None, "", "", False, 0.0, False, start_error=missing)
     command = list(argv)
     if sandbox is not None and sandbox.active:
         command = sandbox.wrap(command)
@@ -149,6 +153,21 @@ async def run_program(
         truncated=cut_out or cut_err,
         cancelled=cancelled,
     )
+
+
+def _missing_program(program: str, cwd: Path, path: str | None) -> str | None:
+    """Why ``program`` cannot be started, checked before the sandbox launcher (which would
+    only say "exit code 127"); None when it can."""
+    if "/" in program:
+        found = Path(program) if Path(program).is_absolute() else cwd / program
+        if not found.is_file():
+            return f"{program}: no such file"
+        if not os.access(found, os.X_OK):
+            return f"{program}: not executable (chmod +x it, or name its interpreter first)"
+        return None
+    if shutil.which(program, path=path) is None:
+        return f"{program}: not found on PATH"
+    return None
 
 
 async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
