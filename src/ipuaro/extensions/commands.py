@@ -35,7 +35,7 @@ COMMAND_FOLDER = Path(".ipuaro") / "commands"
 """Project commands, relative to the project root (the user's: ``commands`` in the config dir)."""
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.S)
-_POSITIONAL = re.compile(r"\$([1-9])")
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$([1-9])")
 _KNOWN_KEYS = ("description", "argument-hint", "allowed-tools", "mode")
 MAX_BYTES = 256_000
 
@@ -69,12 +69,16 @@ class CustomCommand:
     def expand(self, args: Sequence[str]) -> str:
         """The prompt for ``/NAME args…``."""
         joined = " ".join(args)
-        uses_arguments = "$ARGUMENTS" in self.template or _POSITIONAL.search(self.template)
-        text = self.template.replace("$ARGUMENTS", joined)
-        text = _POSITIONAL.sub(
-            lambda m: args[int(m[1]) - 1] if int(m[1]) <= len(args) else "", text
-        )
-        if joined and not uses_arguments:
+
+        def fill(match: re.Match[str]) -> str:
+            if match[1] is None:
+                return joined
+            index = int(match[1]) - 1
+            return args[index] if index < len(args) else ""
+
+        # One pass: an argument that itself holds "$1" is text, not a placeholder.
+        text, count = _PLACEHOLDER.subn(fill, self.template)
+        if joined and not count:
             text = f"{text.rstrip()}\n\nARGUMENTS: {joined}"
         return text.strip()
 
