@@ -204,7 +204,7 @@ def test_headless_runs_a_custom_command_with_arguments(
             text=True,
             timeout=120,
             cwd=project,
-        )  # fmt: skip
+        )
         for prompt in ("/review shop/cart.py", "/explain shop/pricing.py")
     ]
     for done in runs:
@@ -227,8 +227,12 @@ def test_headless_unknown_command_and_bad_config_exit_with_a_message(
     )
     bad = subprocess.run(
         [sys.executable, "-m", "ipuaro", "run", "--project", str(project), "-p", "hi"],
-        env=env, capture_output=True, text=True, timeout=120, cwd=project,
-    )  # fmt: skip
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
+    )
     assert bad.returncode == 2
     assert ".ipuaro.json: extensions.tools.lint.argv: expected a list of strings" in bad.stderr
     assert "Traceback" not in bad.stderr
