@@ -186,3 +186,24 @@ async def test_a_read_only_tool_is_offered_in_plan_mode_and_cannot_write(
         assert not (project / "written.txt").exists()
     data = json.dumps(ended.result.details or {})
     assert '"exitCode": 0' in data
+
+
+async def test_a_model_without_native_tools_calls_a_script_tool_as_text(
+    project: Path, server: ModelStubServer
+) -> None:
+    from tests.stubs.model_server import StubModel
+
+    server.models = [StubModel("qwen2.5-coder:7b-instruct", capabilities=("completion",))]
+    script = write_program(project, "echo_args.py", ECHO)
+    write_user_config({"extensions": {"tools": {"echo_args": _tool(script)}}})
+    xml = '<tool_call name="echo_args">\n<path>web/app.js</path>\n<count>2</count>\n</tool_call>'
+    steps = [ScriptedReply(text=xml), ScriptedReply(text="done")]
+    async with open_workspace(project, server, steps) as opened:
+        assert opened.workspace.tool_format == "xml"
+        await opened.workspace.send("inspect the app")
+    first, second = opened.model.agent_bodies[:2]
+    assert "tools" not in first
+    system = first["messages"][0]["content"]
+    assert "echo_args" in system and "Echo the arguments back" in system
+    (output,) = tool_outputs(second)
+    assert 'stdin: {"count": 2, "path": "web/app.js"}' in output

@@ -52,6 +52,7 @@ class ScriptArgs(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _against_schema(cls, data: Any) -> Any:
+        data = _coerce(data, cls.schema_)
         problems = sorted(cls.validator_.iter_errors(data), key=lambda e: list(e.path))
         if problems:
             raise ValueError("; ".join(_describe(problem) for problem in problems[:3]))
@@ -60,6 +61,34 @@ class ScriptArgs(BaseModel):
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return copy.deepcopy(cls.schema_)
+
+
+def _coerce(data: Any, schema: dict[str, Any]) -> Any:
+    """Text where the schema wants a number, a boolean, a list or an object, read as one: the
+    text protocols (XML, ReAct) carry every value as text, as pydantic's lax mode reads them
+    for built-in tools. A value that does not read stays as it was, for the schema to name."""
+    properties = schema.get("properties")
+    if not isinstance(data, dict) or not isinstance(properties, dict):
+        return data
+    out = dict(data)
+    for key, value in data.items():
+        wanted = (
+            properties.get(key, {}).get("type") if isinstance(properties.get(key), dict) else None
+        )
+        kinds = set(wanted) if isinstance(wanted, list) else {wanted}
+        if not isinstance(value, str) or "string" in kinds:
+            continue
+        text = value.strip()
+        if "boolean" in kinds and text.lower() in ("true", "false"):
+            out[key] = text.lower() == "true"
+        elif kinds & {"integer", "number", "array", "object"}:
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                continue
+            if not isinstance(parsed, bool):
+                out[key] = parsed
+    return out
 
 
 def _describe(problem: jsonschema.ValidationError) -> str:
