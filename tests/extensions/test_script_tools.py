@@ -207,3 +207,18 @@ async def test_a_model_without_native_tools_calls_a_script_tool_as_text(
     assert "echo_args" in system and "Echo the arguments back" in system
     (output,) = tool_outputs(second)
     assert 'stdin: {"count": 2, "path": "web/app.js"}' in output
+
+
+async def test_a_script_tool_is_an_execute_call_not_an_edit(
+    project: Path, server: ModelStubServer
+) -> None:
+    script = write_program(project, "echo_args.py", ECHO)
+    write_user_config({"extensions": {"tools": {"echo_args": _tool(script, readOnly=False)}}})
+    steps = [call("echo_args", path="shop/cart.py"), ScriptedReply(text="ok")]
+    async with open_workspace(project, server, steps) as opened:
+        end = await opened.workspace.send("inspect")
+        (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
+        facts = opened.workspace.describe_call(ended.call)
+        edits = opened.workspace.ctx.session.stats.edits_applied
+    assert ended.result.success and facts.kind == "execute"
+    assert end.changes == () and edits == 0

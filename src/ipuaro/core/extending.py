@@ -63,11 +63,17 @@ class ExtensionHost:
         from ipuaro.tools.registry import ToolRegistry
 
         trusted = project_trusted(root)
+        unremembered: str | None = None
         if not trusted:
             answer = await ask(TrustProject.of(str(root), _declared_lines(declared_code(root))))
             if answer.choice == "trust":
-                remember_trust(root)
                 trusted = True
+                try:
+                    remember_trust(root)
+                except OSError as error:
+                    unremembered = (
+                        f"trusted for this run only: cannot write the trust file ({error})"
+                    )
         loaded = load_extensions(
             root,
             config,
@@ -75,6 +81,8 @@ class ExtensionHost:
             user_dir=config_dir(),
             taken_names=ToolRegistry.default().accepted_names(),
         )
+        if unremembered is not None:
+            loaded.warnings.append(unremembered)
         return cls(root, loaded, loaded.runner(root, config))
 
     @property

@@ -107,6 +107,8 @@ class ScriptTool:
     """One declared program as a :class:`~ipuaro.tools.base.Tool`."""
 
     path_fields: tuple[str, ...] = ()
+    executes = True
+    """It runs a program: an ``execute`` call for the front ends, never counted as an edit."""
 
     def __init__(
         self,

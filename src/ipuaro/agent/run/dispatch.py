@@ -266,7 +266,12 @@ class Dispatcher:
         result = to_result(outcome, call.id)
         result.truncated = truncated
         tool = self.tools.get(call.name)
-        edit = tool is not None and not tool.read_only and tool.name not in NOT_EDITS
+        edit = (
+            tool is not None
+            and not tool.read_only
+            and tool.name not in NOT_EDITS
+            and not getattr(tool, "executes", False)  # a script tool runs a program
+        )
         changed: list[str] = []
         if edit and outcome.success:
             changed = list(outcome.changed)
