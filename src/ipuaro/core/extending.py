@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ipuaro.core import commands as slash
 from ipuaro.core.commands import CommandSpec, Reply
 from ipuaro.core.decisions import Answer, Question, TrustProject
-from ipuaro.core.events import AgentEnd
+from ipuaro.core.events import AgentEnd, Event, ExtensionWarning
 
 if TYPE_CHECKING:
     from ipuaro.agent.run.loop import Agent
@@ -168,9 +168,18 @@ class ExtensionHost:
             await self.runner.fire("agent_end", payload)
         return end
 
-    async def session_started(self, session_id: str, model: str) -> None:
+    async def start(
+        self, workspace: Workspace, warnings: list[str], emit: Callable[[Event], None]
+    ) -> None:
+        """Commands into the slash table, then the ``session_start`` hooks: failures said at
+        start join ``warnings``, later ones arrive as ``ExtensionWarning`` events."""
+        self.register_commands()
+        warnings.extend(self.warnings)
         if self.runner is not None:
-            await self.runner.fire("session_start", {"model": model})
+            self.runner.session_id = lambda: workspace.session_id
+            self.runner.report = warnings.append
+            await self.runner.fire("session_start", {"model": workspace.model})
+            self.runner.report = lambda message: emit(ExtensionWarning(message))
 
 
 def _spec(command: CustomCommand) -> CommandSpec:

@@ -30,7 +30,6 @@ from ipuaro.core.events import (
     AgentEnd,
     EndReason,
     Event,
-    ExtensionWarning,
     HistoryCleared,
     Listener,
     ModeChanged,
@@ -115,20 +114,8 @@ class Workspace:
         host = await ExtensionHost.open(workspace.root, config, workspace._asking.ask)
         workspace._extensions = host
         workspace._attach(await workspace._build(config, workspace.options))
-        await workspace._start_extensions(host)
+        await host.start(workspace, workspace.ctx.warnings, workspace._emit)
         return workspace
-
-    async def _start_extensions(self, host: ExtensionHost) -> None:
-        """Commands into the slash table; hook failures said at start join the warnings,
-        later ones arrive as ``ExtensionWarning`` events."""
-        host.register_commands()
-        warnings = self.ctx.warnings
-        warnings.extend(host.warnings)
-        if host.runner is not None:
-            host.runner.session_id = lambda: self.session_id
-            host.runner.report = warnings.append
-            await host.session_started(self.session_id, self.model)
-            host.runner.report = lambda message: self._emit(ExtensionWarning(message))
 
     async def _build(
         self,
