@@ -112,3 +112,32 @@ def test_a_damaged_trust_file_trusts_nothing(project: Path) -> None:
     assert not project_trusted(project)
     remember_trust(project)
     assert json.loads(trust_file().read_text())[str(project.resolve())]["digest"]
+
+
+def test_headless_needs_trust_project_to_run_a_projects_tool(
+    project: Path, server: ModelStubServer, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from tests.agent.test_agent_headless import run_env
+
+    marker = project / "marker"
+    _declare(project, marker)
+    env = run_env(tmp_path, server)
+    server.enqueue(call("mark"), ScriptedReply(text="one"), call("mark"), ScriptedReply(text="two"))
+
+    def run(*flags: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "ipuaro", "run", "--project", str(project), *flags]
+        return subprocess.run(
+            [*argv, "-p", "mark it"], env=env, capture_output=True, text=True, timeout=120
+        )
+
+    untrusted = run()
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert "stay off until you trust the project" in untrusted.stderr
+    assert not marker.exists()
+    trusted = run("--trust-project")
+    assert trusted.returncode == 0, trusted.stderr
+    assert marker.read_text() == "ran"
+    assert project_trusted(project), "the flag is a yes, remembered like one"
