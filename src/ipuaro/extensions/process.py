@@ -27,6 +27,7 @@ __all__ = ["ProgramResult", "run_program"]
 
 _CHUNK = 65_536
 _KILL_GRACE_S = 0.3
+_DRAIN_GRACE_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,17 @@ async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
 
 
 async def _finish(process: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> None:
-    await process.wait()
-    await readers  # a background child holding the pipes keeps this open until the timeout
+    # Not ``process.wait()``: on Python 3.11 it also waits for the pipes to close, which a
+    # background child holding them never lets happen; ``returncode`` is set at exit.
+    while process.returncode is None:
+        await asyncio.sleep(0.01)
+    try:
+        await asyncio.wait_for(asyncio.shield(readers), _DRAIN_GRACE_S)
+    except TimeoutError:
+        # The program is done but left a child holding its output open: nothing may outlive
+        # the call, so the rest of its process group goes too.
+        await _kill_group(process)
+        await readers
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
