@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from ipuaro.config.schema import Config, LlmConfig
+from ipuaro.core.commands import is_command
 from ipuaro.core.decisions import (
     ConfirmChange,
     LargeProject,
@@ -31,6 +32,7 @@ from ipuaro.core.decisions import (
     Question,
     RecoverError,
     ResolveConflict,
+    TrustProject,
 )
 from ipuaro.core.events import (
     AgentEnd,
@@ -39,6 +41,7 @@ from ipuaro.core.events import (
     ErrorChoice,
     ErrorRaised,
     Event,
+    ExtensionWarning,
     MessageDelta,
     MessageEnd,
     ToolCallEnd,
@@ -80,6 +83,9 @@ class HeadlessOptions:
     evaluate: bool = False
     """``--eval``: check the answer's citations against the index, then have the model
     critique it (without a prompt: the session's last answer)."""
+    trust_project: bool = False
+    """``--trust-project``: the project's script tools and hooks run (and the trust is
+    remembered, as a yes in the TUI would be); without it they stay off."""
 
 
 class HeadlessDecider:
@@ -88,9 +94,12 @@ class HeadlessDecider:
     a loop stopped, a large project indexed. Edits and commands are not asked at all: the
     workspace runs unattended (``--auto-apply`` / ``--allow-commands`` lift the refusal)."""
 
-    def __init__(self, on_error: ErrorChoice, auto_apply: bool) -> None:
+    def __init__(
+        self, on_error: ErrorChoice, auto_apply: bool, trust_project: bool = False
+    ) -> None:
         self.on_error_choice = on_error
         self.auto_apply = auto_apply
+        self.trust_project = trust_project
         self.errors: list[AgentError] = []
         self._retries: dict[str, int] = {}
 
@@ -107,6 +116,8 @@ class HeadlessDecider:
             return "continue"
         if isinstance(question, ConfirmChange):
             return "apply" if self.auto_apply else "reject"
+        if isinstance(question, TrustProject):
+            return "trust" if self.trust_project else question.safe
         return question.safe
 
     def _on_error(self, question: RecoverError) -> str:
@@ -196,6 +207,8 @@ class Printer:
             self.err.write(f"  ✗ {first}\n")
         elif isinstance(event, ErrorRaised):
             self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
+        elif isinstance(event, ExtensionWarning):
+            self.err.write(f"ipuaro: warning: {event.message}\n")
 
     def final(self, result: dict[str, Any]) -> None:
         if self.mode in ("json", "stream-json"):
@@ -320,7 +333,8 @@ async def run_headless(
     err = err or sys.stderr
     if not await model_server_reachable(config):
         return _failed_before_start(server_hint(config.llm), config, options.output, out, err)
-    decider = HeadlessDecider(options.on_error, options.auto_apply)
+    decider = HeadlessDecider(options.on_error, options.auto_apply, options.trust_project)
+    command = is_command(options.prompt)
     try:
         workspace = await Workspace.open(
             root,
@@ -332,7 +346,8 @@ async def run_headless(
                 session_id=options.session_id,
                 new_session=options.new_session,
                 unattended=True,
-                prompt=options.prompt or None,
+                # A slash command is not the request: its expansion is, once it runs.
+                prompt=None if command else options.prompt or None,
             ),
         )
     except OpenError as error:
@@ -361,8 +376,14 @@ async def run_headless(
 async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
     """The prompt; with ``--eval`` then the citation check of its answer and the critique."""
     end: AgentEnd | None = None
-    if options.prompt.strip():
-        end = await workspace.send(options.prompt)
+    prompt = options.prompt
+    if is_command(prompt):
+        expanded = await _command_prompt(workspace, prompt, err)
+        if isinstance(expanded, AgentEnd):
+            return expanded
+        prompt = expanded
+    if prompt.strip():
+        end = await workspace.send(prompt)
         if end.reason != "done" or not options.evaluate:
             return end
     evaluation = await workspace.evaluate()
@@ -375,6 +396,26 @@ async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> A
         )
     err.write(evaluation.evidence() + "\n")
     return await workspace.send(evaluation.prompt)
+
+
+async def _command_prompt(workspace: Workspace, text: str, err: TextIO) -> str | AgentEnd:
+    """What ``-p "/NAME args"`` sends: a custom command's expanded template. A command that
+    only answers (``/help``) ends the run with its text; an unknown one is an error."""
+    from ipuaro.core.commands import CommandError, parse_command, run_operation
+
+    try:
+        command = parse_command(text)
+    except CommandError as error:
+        return AgentEnd(answer="", reason="error", stats=MessageStats(), detail=str(error))
+    if command.spec.operation is None:
+        return text  # a TUI command: the text goes to the model as it always has
+    reply = await run_operation(workspace, command)
+    if reply.kind == "error":
+        return AgentEnd(answer="", reason="error", stats=MessageStats(), detail=reply.text)
+    if reply.prompt is None:
+        return AgentEnd(answer=reply.text, reason="done", stats=MessageStats())
+    err.write(f"→ /{command.name}: sending its template ({len(reply.prompt):,} characters)\n")
+    return reply.prompt
 
 
 def _count(number: int, noun: str) -> str:

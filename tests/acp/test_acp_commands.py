@@ -51,3 +51,26 @@ async def test_slash_commands_undo_report_and_explain_themselves(
         said = await say("/eval")
         assert "evidence from the index" in said
         assert said.endswith("The answer cited shop/pricing.py correctly.")
+
+
+async def test_a_custom_command_is_offered_and_sends_its_template(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    commands = project / ".ipuaro" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $1 now.")
+    client = RecordingClient(answer="apply")
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        [offered] = client.of(AvailableCommandsUpdate)
+        review = next(c for c in offered.available_commands if c.name == "review")
+        assert review.description == "Review a file [project]"
+        model_server.enqueue(ScriptedReply(text="Reviewed the pricing."))
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=[text_block("/review shop/x.py")]),
+            TIMEOUT,
+        )
+        assert response.stop_reason == "end_turn"
+        assert client.text().endswith("Reviewed the pricing.")
+    (body,) = model_server.chat_requests()
+    assert "Review shop/x.py now." in str(body["messages"])

@@ -136,7 +136,8 @@ async def run_command(workspace: Workspace, text: str) -> Outcome:
         if handler is not None:
             return await handler(workspace, command.args)
         if command.spec.operation is not None:
-            return Outcome(_reply_text(await run_operation(workspace, command)))
+            reply = await run_operation(workspace, command)
+            return Outcome(_reply_text(reply), prompt=reply.prompt)
     except WorkspaceError as error:
         return Outcome(f"/{command.name}: {error}")
     return Outcome(f"/{command.name} is a terminal UI command; the editor has its own")

@@ -232,8 +232,9 @@ class IpuaroAcpAgent:
             raise RequestError(INVALID_PARAMS, "session/prompt: the prompt has no text")
         if is_command(text):
             outcome = await run_command(session.workspace, text)
-            session.outbox.put(update_agent_message_text(outcome.text))
-            await session.outbox.flush()
+            if outcome.text:
+                session.outbox.put(update_agent_message_text(outcome.text))
+                await session.outbox.flush()
             if outcome.prompt is None:
                 return PromptResponse(stop_reason="end_turn")
             text = outcome.prompt

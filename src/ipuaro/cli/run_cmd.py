@@ -30,6 +30,12 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
 @click.option("--auto-apply", is_flag=True, help="Apply edits without confirmation.")
 @click.option("--allow-commands", is_flag=True, help="Run commands the policy would ask about.")
 @click.option(
+    "--trust-project",
+    is_flag=True,
+    help="Trust the project's own script tools and hooks (.ipuaro.json) and remember it; "
+    "without it they stay off.",
+)
+@click.option(
     "--output",
     type=click.Choice(["text", "json", "stream-json"]),
     default="text",
@@ -73,6 +79,7 @@ def command(
     project: Path | None,
     auto_apply: bool,
     allow_commands: bool,
+    trust_project: bool,
     output: str,
     max_turns: int | None,
     continue_last: bool,
@@ -109,5 +116,6 @@ def command(
         session_id=session_id,
         new_session=not continue_last,  # like `claude -p`: a run starts afresh
         evaluate=evaluate,
+        trust_project=trust_project,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

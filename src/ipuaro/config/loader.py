@@ -121,6 +121,8 @@ def load_config(
 
     merged: dict[str, Any] = {}
     for layer in layers:
+        if project_root is None or layer.source != str(project_root / PROJECT_FILE):
+            _reserve_project_keys(layer)
         _validate(layer)
         _deep_merge(merged, layer.values)
     return _validate(_Layer("the merged configuration", merged))
@@ -190,6 +192,25 @@ def _restrict_project_layer(layer: _Layer) -> None:
             p for p in project["protected_paths"] if p not in defaults and not p.startswith("!")
         ]
         project["protected_paths"] = [*defaults, *extra]
+    # Script tools and hooks run code: from repository content they stay apart (and off until
+    # the user trusts the project), and a user's own of the same name keeps precedence.
+    extensions = layer.values.get("extensions")
+    if isinstance(extensions, dict):
+        for key in ("tools", "hooks"):
+            if key in extensions:
+                extensions[f"project_{key}"] = extensions.pop(key)
+
+
+def _reserve_project_keys(layer: _Layer) -> None:
+    extensions = layer.values.get("extensions")
+    if not isinstance(extensions, dict):
+        return
+    for key in ("tools", "hooks"):
+        if f"project_{key}" in extensions:
+            raise ConfigError(
+                f"{layer.source}: extensions.project{key.capitalize()}: set by ipuaro from a "
+                f"project's {PROJECT_FILE}; write extensions.{key} instead"
+            )
 
 
 def _file_layer(path: Path, *, required: bool) -> _Layer | None:
@@ -318,6 +339,7 @@ def _display_path(model: type[BaseModel], path: tuple[str | int, ...]) -> str:
     """``("llm", "context_window")`` → ``llm.contextWindow``, as written in JSON files."""
     text = ""
     current: type[BaseModel] | None = model
+    keyed: type[BaseModel] | None = None
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
@@ -325,14 +347,28 @@ def _display_path(model: type[BaseModel], path: tuple[str | int, ...]) -> str:
             continue
         info = current.model_fields.get(part) if current is not None else None
         shown = (info.alias or part) if info is not None else part
+        # What a project file wrote as extensions.tools is kept as project_tools.
+        shown = {"project_tools": "tools", "project_hooks": "hooks"}.get(part, shown)
         text += f".{shown}" if text else shown
+        if keyed is not None:  # ``part`` was a name in a dict of sections
+            current, keyed = keyed, None
+            continue
         current = _section_type(info.annotation) if info is not None else None
+        keyed = _keyed_section_type(info.annotation) if info is not None else None
     return text
 
 
 def _section_type(annotation: Any) -> type[Section] | None:
     if isinstance(annotation, type) and issubclass(annotation, Section):
         return annotation
+    return None
+
+
+def _keyed_section_type(annotation: Any) -> type[Section] | None:
+    """``Section`` for a ``dict[str, Section]`` field (script tools by name), else None."""
+    if get_origin(annotation) is dict:
+        args = get_args(annotation)
+        return _section_type(args[1]) if len(args) == 2 else None
     return None
 
 
@@ -360,9 +396,26 @@ def _canonical(
                 else "known keys: " + ", ".join(prefix + alias for alias in aliases)
             )
             raise ConfigError(f"{source}: unknown key {full} ({hint})")
-        section = _section_type(model.model_fields[name].annotation)
+        annotation = model.model_fields[name].annotation
+        section = _section_type(annotation)
         if section is not None and isinstance(value, Mapping):
             value = _canonical(value, section, (*path, name), source, loose)
+        listed = _section_type(get_args(annotation)[0]) if get_origin(annotation) is list else None
+        if listed is not None and isinstance(value, list):
+            value = [
+                _canonical(item, listed, (*path, name), source, loose)
+                if isinstance(item, Mapping)
+                else item
+                for item in value
+            ]
+        items = _keyed_section_type(annotation)
+        if items is not None and isinstance(value, Mapping):
+            value = {
+                key: _canonical(item, items, (*path, name, key), source, loose)
+                if isinstance(item, Mapping)
+                else item
+                for key, item in value.items()
+            }
         result[name] = value
     return result
 
@@ -423,12 +476,18 @@ def _json_kind(value: Any) -> str:
 def _describe_field(loc: tuple[str | int, ...]) -> str | None:
     """The expected type of the key at ``loc``, in words, from the schema itself."""
     model: type[BaseModel] | None = Config
+    keyed: type[Section] | None = None
     annotation: Any = None
     metadata: list[Any] = []
     for part in loc:
         if isinstance(part, int):  # an item of a list
             args = get_args(annotation)
             annotation, metadata = (args[0] if args else None), []
+            model = _section_type(annotation)
+            continue
+        if model is None and keyed is not None:  # a name in a dict of sections
+            model, keyed = keyed, None
+            annotation = model
             continue
         if model is None:
             break  # pydantic adds union-member tags after the field; the field decides
@@ -437,6 +496,7 @@ def _describe_field(loc: tuple[str | int, ...]) -> str | None:
             return None
         annotation, metadata = info.annotation, list(info.metadata)
         model = _section_type(annotation)
+        keyed = _keyed_section_type(annotation)
     return _describe_type(annotation, metadata) if annotation is not None else None
 
 
@@ -448,11 +508,11 @@ def _describe_type(annotation: Any, metadata: list[Any]) -> str:
         return f"{inner} or null"
     if get_origin(annotation) is Literal:
         return "one of " + ", ".join(json.dumps(arg) for arg in args)
+    if get_origin(annotation) is dict or _section_type(annotation) is not None:
+        return "an object"
     if get_origin(annotation) is list:
         item = _describe_type(args[0], []) if args else "a value"
         return "a list of " + {"a string": "strings"}.get(item, f"items, each {item}")
-    if _section_type(annotation) is not None:
-        return "an object"
     base = {
         bool: "true or false",
         int: "an integer",

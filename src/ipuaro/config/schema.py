@@ -7,7 +7,7 @@ Unknown keys are errors, so a typo never silently does nothing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -230,6 +230,66 @@ class BlacklistConfig(Section):
     """Extra command patterns always refused (added to the shipped blacklist)."""
 
 
+class ScriptToolConfig(Section):
+    """One script tool: a program the model calls like a built-in tool."""
+
+    description: str = Field(min_length=1)
+    """What the tool does and when to use it, written for the model (it sees this text)."""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    """JSON Schema of the arguments (an ``object`` schema); the model's arguments are checked
+    against it. A tool whose schema is not valid JSON Schema is skipped with a warning."""
+    argv: list[str] = Field(min_length=1)
+    """The program and its arguments, started without a shell. An item ``{name}`` is replaced
+    by that argument's value (never split or interpreted); every argument also arrives as JSON
+    on stdin and as an ``IPUARO_ARG_NAME`` environment variable."""
+    read_only: bool = False
+    """The tool only reads: it is offered in plan mode, runs with a turn's other reads, and its
+    sandbox cannot write to the project."""
+    timeout: float = Field(30.0, gt=0, le=3600)
+    """Seconds before the tool's process group is killed."""
+    cwd: str = "."
+    """Working directory, relative to the project root (it must stay inside the project)."""
+
+
+class HookConfig(Section):
+    """One hook: a program run on an agent event, the event as JSON on stdin."""
+
+    argv: list[str] = Field(min_length=1)
+    """The program and its arguments, started without a shell in the project root."""
+    timeout: float = Field(10.0, gt=0, le=600)
+    """Seconds before the hook is killed and reported (the agent goes on)."""
+    tools: list[str] = Field(default_factory=list)
+    """``preTool`` / ``postTool`` only: tool names or globs (``edit_*``) the hook runs for;
+    empty means every tool."""
+
+
+class HooksConfig(Section):
+    session_start: list[HookConfig] = Field(default_factory=list)
+    """Run once when a session is opened (TUI start, a headless run, an ACP session)."""
+    user_prompt: list[HookConfig] = Field(default_factory=list)
+    """Run before each request goes to the model."""
+    pre_tool: list[HookConfig] = Field(default_factory=list)
+    """Run before each tool call; exit code 2 blocks the call and its stderr is handed to the
+    model as the reason."""
+    post_tool: list[HookConfig] = Field(default_factory=list)
+    """Run after each tool call, with its result."""
+    agent_end: list[HookConfig] = Field(default_factory=list)
+    """Run when a request has ended (done, aborted, a limit or an error)."""
+
+
+class ExtensionsConfig(Section):
+    tools: dict[str, ScriptToolConfig] = Field(default_factory=dict)
+    """Script tools by name (see docs/extensions.md). Declared in a project's .ipuaro.json they
+    run only once the user trusts the project."""
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+    """Programs run on the agent's events. Declared in a project's .ipuaro.json they run only
+    once the user trusts the project."""
+    project_tools: dict[str, ScriptToolConfig] = Field(default_factory=dict, exclude=True)
+    """Set by the loader from the project file's ``extensions.tools`` (never written by hand)."""
+    project_hooks: HooksConfig = Field(default_factory=HooksConfig, exclude=True)
+    """Set by the loader from the project file's ``extensions.hooks`` (never written by hand)."""
+
+
 class Config(Section):
     """The whole configuration. Layers: defaults < user < project < env < CLI."""
 
@@ -250,3 +310,4 @@ class Config(Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     whitelist: WhitelistConfig = Field(default_factory=WhitelistConfig)
     blacklist: BlacklistConfig = Field(default_factory=BlacklistConfig)
+    extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)

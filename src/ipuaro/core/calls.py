@@ -37,7 +37,7 @@ def describe_call(registry: ToolRegistry, call: ToolCall) -> CallFacts:
         return CallFacts("other", ())
     if name in DELETE_TOOLS:
         kind: ToolKind = "delete"
-    elif name in EXECUTE_TOOLS:
+    elif name in EXECUTE_TOOLS or getattr(tool, "executes", False):
         kind = "execute"
     elif not tool.read_only:
         kind = "edit"

@@ -38,6 +38,9 @@ class Reply:
     text: str = ""
     kind: ReplyKind = "info"
     tables: tuple[ReplyTable, ...] = ()
+    prompt: str | None = None
+    """A request to send to the model next, as if the user typed it (a custom command's
+    expanded template); front ends send it through ``Workspace.send``."""
 
 
 Operation = Callable[["Workspace", tuple[str, ...]], Awaitable[Reply]]
@@ -56,6 +59,9 @@ class CommandSpec:
     """How to run it when no front end has its own row for it (added commands)."""
     while_busy: bool = False
     """May run while the agent answers."""
+    free_text: bool = False
+    """The arguments are free text (a custom command's): quotes group words where they pair
+    up, and an unpaired quote (``don't``) is just a character."""
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
@@ -162,7 +168,10 @@ def parse_command(text: str) -> SlashCommand:
     try:
         words = shlex.split(stripped[1:])
     except ValueError as error:
-        raise CommandError(f"cannot read {stripped!r}: {error}") from None
+        words = stripped[1:].split()
+        spec = BY_NAME.get(words[0].lower()) if words else None
+        if spec is None or not spec.free_text:
+            raise CommandError(f"cannot read {stripped!r}: {error}") from None
     if not words:
         raise CommandError(f"type a command after '/': {command_list()}")
     name, args = words[0].lower(), tuple(words[1:])

@@ -5,7 +5,7 @@ needs a human: confirm an edit, a command or a secret read (:class:`ConfirmChang
 skip / abort a failed step (:class:`RecoverError`), a file that changed under an edit
 (:class:`ResolveConflict`), the loop guard (:class:`LoopDetected`), a project above
 ``limits.maxFilesWarning`` (:class:`LargeProject`), an undo that would overwrite newer changes
-(:class:`OverwriteChanges`).
+(:class:`OverwriteChanges`), a project whose extensions run code (:class:`TrustProject`).
 
 Every question carries what a generic front end needs to put it — a title, a message, its
 options (value, label, key) and the ``safe`` value given when nobody can answer (quitting,
@@ -41,6 +41,7 @@ __all__ = [
     "Question",
     "RecoverError",
     "ResolveConflict",
+    "TrustProject",
     "resolve",
 ]
 
@@ -192,6 +193,31 @@ class OverwriteChanges(Question):
             (Option("force", "Overwrite", "y"), Option("keep", "Keep", "n")),
             "keep",
             direction,
+        )
+
+
+@dataclass(frozen=True)
+class TrustProject(Question):
+    """The project's ``.ipuaro.json`` declares script tools, hooks or MCP servers: programs
+    that would run with the user's rights. Until the user trusts the project they stay off."""
+
+    project: str = ""
+    declared: tuple[str, ...] = ()
+    """One line per declaration (``tool lint: npm run lint``)."""
+
+    @classmethod
+    def of(cls, project: str, declared: tuple[str, ...]) -> TrustProject:
+        listing = "\n".join(f"  • {line}" for line in declared)
+        return cls(
+            "Trust this project's extensions?",
+            f"{project}/.ipuaro.json declares programs ipuaro would run for you:\n{listing}\n"
+            "They come with the repository. Trust them only if you trust its authors; "
+            "otherwise they stay off (custom commands still work). A changed declaration "
+            "asks again.",
+            (Option("trust", "Trust and run them", "t"), Option("no", "Keep them off", "n")),
+            "no",
+            project,
+            declared,
         )
 
 

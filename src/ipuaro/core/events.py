@@ -51,6 +51,7 @@ __all__ = [
     "ErrorKind",
     "ErrorRaised",
     "Event",
+    "ExtensionWarning",
     "HistoryCleared",
     "IndexFinished",
     "IndexProgress",
@@ -135,6 +136,15 @@ class WatcherFailed:
     type: Literal["watcher_failed"] = "watcher_failed"
 
 
+@dataclass(frozen=True)
+class ExtensionWarning:
+    """A hook failed or hung (it was stopped), or an extension could not be used; the session
+    goes on."""
+
+    message: str
+    type: Literal["extension_warning"] = "extension_warning"
+
+
 WorkspaceEvent = (
     IndexProgress
     | IndexFinished
@@ -143,6 +153,7 @@ WorkspaceEvent = (
     | ModeChanged
     | ModelChanged
     | WatcherFailed
+    | ExtensionWarning
 )
 Event = AgentEvent | WorkspaceEvent
 Listener = Callable[[Event], None]

@@ -7,7 +7,7 @@ The only module that knows every concrete part; the TUI and the headless runner 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,7 @@ from ipuaro.agent.context.manager import ContextManager
 from ipuaro.agent.context.prompt import resolve_tool_format
 from ipuaro.agent.events import AgentHandlers
 from ipuaro.agent.run.compaction import Compactor
+from ipuaro.agent.run.dispatch import ToolHooks
 from ipuaro.agent.run.loop import Agent
 from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.config.schema import Config
@@ -25,7 +26,7 @@ from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
 from ipuaro.store.protocol import Store
-from ipuaro.tools.base import ToolContext
+from ipuaro.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
@@ -90,10 +91,14 @@ async def build_app(
     client: ModelClient | None = None,
     environ: Mapping[str, str] | None = None,
     prompt: str | None = None,
+    extra_tools: Sequence[Tool] = (),
+    tool_hooks: ToolHooks | None = None,
 ) -> AppContext:
     """Open everything for ``root`` (``prompt``: the request a headless run will send, saved
-    into the session first). Raises ``StoreError`` (store unusable), ``SessionNotFound``
-    (unknown ``session_id``) and ``ModelError`` (the model server cannot tell its window)."""
+    into the session first; ``extra_tools``: script tools offered with the built-ins;
+    ``tool_hooks``: run around every tool call). Raises ``StoreError`` (store unusable),
+    ``SessionNotFound`` (unknown ``session_id``) and ``ModelError`` (the model server cannot
+    tell its window)."""
     from ipuaro.edits.planner import LlmEditPlanner
     from ipuaro.index.indexer import Indexer
     from ipuaro.llm.factory import create_client
@@ -101,7 +106,7 @@ async def build_app(
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.factory import open_store
-    from ipuaro.tools.registry import ToolRegistry
+    from ipuaro.tools.registry import ToolRegistry, builtin_tools
 
     env = os.environ if environ is None else environ
     root = root.resolve()
@@ -139,7 +144,7 @@ async def build_app(
             indexer.update_paths(changed, deleted)
 
         paths = PathPolicy.from_config(root, config)
-        registry = ToolRegistry.default()
+        registry = ToolRegistry([*builtin_tools(), *extra_tools])
         tool_ctx = ToolContext(
             root=root,
             config=config,
@@ -175,6 +180,7 @@ async def build_app(
             max_turns=config.llm.max_turns,
             observer=tracer,
         )
+        agent.tool_hooks = tool_hooks
         if tracer is not None:
             agent.subscribe(tracer)
         sessions.save(session)

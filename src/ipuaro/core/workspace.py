@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ipuaro.core import indexing
 from ipuaro.core.asking import DecisionHandlers
+from ipuaro.core.commands import Reply
 from ipuaro.core.decisions import Decider, OverwriteChanges
 from ipuaro.core.errors import OpenError, SessionMissing, WorkspaceBusy
 from ipuaro.core.events import (
@@ -35,6 +36,7 @@ from ipuaro.core.events import (
     ModelChanged,
     SessionSwitched,
 )
+from ipuaro.core.extending import ExtensionHost
 from ipuaro.core.reports import (
     DeleteOutcome,
     Evaluation,
@@ -94,6 +96,7 @@ class Workspace:
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
+        self._extensions: ExtensionHost | None = None
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -108,7 +111,10 @@ class Workspace:
         """Open the store, the session, the model client and the agent. Raises
         :class:`OpenError` naming what failed (the store, the session, the model server)."""
         workspace = cls(root, config, decider, options or WorkspaceOptions())
+        host = await ExtensionHost.open(workspace.root, config, workspace._asking.ask)
+        workspace._extensions = host
         workspace._attach(await workspace._build(config, workspace.options))
+        await host.start(workspace, workspace.ctx.warnings, workspace._emit)
         return workspace
 
     async def _build(
@@ -137,6 +143,8 @@ class Workspace:
                 client=options.client if session_id is None else None,
                 environ=options.environ,
                 prompt=options.prompt if session_id is None else None,
+                extra_tools=self._extensions.tools if self._extensions else (),
+                tool_hooks=self._extensions.runner if self._extensions else None,
             )
         except SessionNotFound as error:
             raise OpenError("session", str(error)) from None
@@ -168,6 +176,8 @@ class Workspace:
         """Stop the watcher, close the model client and the store (the store stays open while
         a background index thread still writes through it: the process is ending)."""
         ctx, self._ctx = self._ctx, None
+        if self._extensions is not None:
+            self._extensions.unregister_commands()
         await self._index.stop_watching()
         if ctx is None:
             return
@@ -271,10 +281,20 @@ class Workspace:
         Raises :class:`WorkspaceBusy` while another request runs."""
         from ipuaro.agent.run.loop import AgentBusy
 
+        agent = self.ctx.agent
         try:
-            return await self.ctx.agent.send(text)
+            if self._extensions is None:
+                return await agent.send(text)
+            return await self._extensions.send(agent, text, agent.send)
         except AgentBusy as error:
             raise WorkspaceBusy(str(error)) from None
+
+    def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
+        """``/name args`` of a custom command: its prompt (a :class:`Reply` with ``prompt``
+        to send), or why it cannot run."""
+        if self._extensions is None:
+            return Reply(f"/{name} is not available", "error")
+        return self._extensions.run_command(name, args, self.ctx.registry)
 
     def steer(self, text: str) -> None:
         """Say ``text`` to the running request before its next model call."""

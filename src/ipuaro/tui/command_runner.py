@@ -71,18 +71,22 @@ class CommandRunner:
             if handler is not None:
                 await handler(command)
             else:
-                await self.reply(await run_operation(self.workspace, command))
+                await self.reply(await run_operation(self.workspace, command), text.strip())
         except WorkspaceError as error:
             await chat.notice(str(error), "error")
 
-    async def reply(self, reply: Reply) -> None:
-        """Draw what a registered command said: its tables, then its text."""
+    async def reply(self, reply: Reply, typed: str = "") -> None:
+        """Draw what a registered command said: its tables, then its text; then send its
+        prompt (a custom command), shown in the chat as what the user typed."""
         chat = self.app.chat
         if reply.tables:
             tables = [notice_table(t.title, list(t.rows), t.columns) for t in reply.tables]
             await chat.table_notice(tables, reply.text or None)
         elif reply.text:
             await chat.notice(reply.text, reply.kind)
+        if reply.prompt:
+            self.app.view.request_label = typed or None
+            self.app.send(reply.prompt)
 
     # --- commands ---------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Tab completion of project paths, from the index's path list (pure).
+"""Tab completion of project paths, from the index's path list, and of slash commands (pure).
 
 Like a shell: the word before the cursor is completed one folder at a time (``src/a`` →
 ``src/auth/``), to the longest common prefix when several paths match. When no path starts with
@@ -61,3 +61,16 @@ def complete(word: str, paths: Iterable[str]) -> Completion:
     common = os.path.commonprefix(steps)  # noqa: RUF071
     shown = tuple(steps[:MAX_CANDIDATES])
     return Completion(max(common, word, key=len), shown, max(0, len(steps) - MAX_CANDIDATES))
+
+
+def complete_command(word: str, names: Iterable[str]) -> Completion:
+    """``/rev`` → ``/review `` when one command starts so; else the common prefix and the
+    candidates (built-ins and custom commands alike)."""
+    matches = sorted(f"/{name}" for name in names if f"/{name}".startswith(word))
+    if not matches:
+        return Completion(word)
+    if len(matches) == 1:
+        return Completion(matches[0] + " ")
+    common = os.path.commonprefix(matches)  # noqa: RUF071
+    shown = tuple(matches[:MAX_CANDIDATES])
+    return Completion(max(common, word, key=len), shown, max(0, len(matches) - MAX_CANDIDATES))

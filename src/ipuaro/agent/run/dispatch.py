@@ -63,6 +63,16 @@ class ToolSet(Protocol):
     async def apply_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome: ...
 
 
+class ToolHooks(Protocol):
+    """What runs around each call (the user's and trusted project's hooks)."""
+
+    async def before_tool(self, call: ToolCall) -> str | None:
+        """Why the call must not run (handed to the model), or None to run it."""
+        ...
+
+    async def after_tool(self, call: ToolCall, result: ToolResult) -> None: ...
+
+
 @dataclass
 class CallRecord:
     call: ToolCall
@@ -132,6 +142,7 @@ class Dispatcher:
         *,
         plan_mode: bool = False,
         on_record: Callable[[CallRecord], None] | None = None,
+        hooks: ToolHooks | None = None,
     ) -> None:
         """``on_record`` sees each result as soon as it exists (the agent saves it at once, so
         an edit's result survives a crash during a later, slow call of the same batch)."""
@@ -142,6 +153,7 @@ class Dispatcher:
         self.emit = emit
         self.cap = cap
         self.plan_mode = plan_mode
+        self.hooks = hooks
 
     def is_read_only(self, call: ToolCall) -> bool:
         tool = self.tools.get(call.name)
@@ -187,7 +199,10 @@ class Dispatcher:
     async def _run_one(self, call: ToolCall, records: dict[str, CallRecord]) -> None:
         self.emit(ToolCallStart(call, call_summary(call)))
         started = time.perf_counter()
-        while True:
+        blocked = await self.hooks.before_tool(call) if self.hooks is not None else None
+        if blocked is not None:
+            outcome = ToolOutcome.fail(f"blocked by a pre_tool hook: {blocked}", refused=True)
+        while blocked is None:
             try:
                 outcome = await self.tools.call_outcome(
                     call.name, call.parameters, self.ctx, plan_mode=self.plan_mode
@@ -217,6 +232,8 @@ class Dispatcher:
         if self.on_record is not None:
             self.on_record(record)
         self.emit(ToolCallEnd(call, record.result, duration))
+        if self.hooks is not None:
+            await self.hooks.after_tool(call, record.result)
 
     async def _ask(self, error: AgentError) -> ErrorChoice:
         choices: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
@@ -249,7 +266,12 @@ class Dispatcher:
         result = to_result(outcome, call.id)
         result.truncated = truncated
         tool = self.tools.get(call.name)
-        edit = tool is not None and not tool.read_only and tool.name not in NOT_EDITS
+        edit = (
+            tool is not None
+            and not tool.read_only
+            and tool.name not in NOT_EDITS
+            and not getattr(tool, "executes", False)  # a script tool runs a program
+        )
         changed: list[str] = []
         if edit and outcome.success:
             changed = list(outcome.changed)

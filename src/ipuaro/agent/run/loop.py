@@ -41,7 +41,7 @@ from ipuaro.agent.events import (
     TurnStart,
 )
 from ipuaro.agent.run.bookkeeping import SessionBook, Stop, with_store_retry
-from ipuaro.agent.run.dispatch import Dispatcher, ToolSet
+from ipuaro.agent.run.dispatch import Dispatcher, ToolHooks, ToolSet
 from ipuaro.agent.run.guard import LoopGuard
 from ipuaro.agent.run.observer import TurnObserver
 from ipuaro.agent.run.queues import InputQueues
@@ -96,6 +96,8 @@ class Agent:
         self.sessions = sessions
         self.handlers = handlers
         self.max_turns = max_turns
+        self.tool_hooks: ToolHooks | None = None
+        """Run around every tool call (hooks from the configuration; set by the wiring)."""
         self._report = TurnReporter(observer)
         self._listeners: list[EventListener] = []
         self._queues = InputQueues(self._emit)
@@ -185,6 +187,15 @@ class Agent:
         """Start the model's view afresh; the history stays in the session for export."""
         self._ensure_idle()
         self._book.clear()
+
+    @property
+    def plan_mode(self) -> bool:
+        return self._plan_mode
+
+    def use_tools(self, tools: ToolSet) -> None:
+        """Offer ``tools`` from the next request on (a custom command's ``allowed-tools``)."""
+        self.tools = tools
+        self._set_tools()
 
     def set_plan_mode(self, on: bool) -> None:
         self._ensure_idle()
@@ -406,6 +417,7 @@ class Agent:
             self.context.cap_result,
             plan_mode=self._plan_mode,
             on_record=self._book.keep_result,
+            hooks=self.tool_hooks,
         )
         outcome = await dispatcher.run(calls, cancel)
         for record in outcome.records:

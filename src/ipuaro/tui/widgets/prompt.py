@@ -15,7 +15,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ipuaro.tui.completion import Completion, complete, word_before
+from ipuaro.tui.completion import Completion, complete, complete_command, word_before
 from ipuaro.tui.history import InputHistory
 
 Multiline = Literal["auto", "always", "never"]
@@ -150,7 +150,12 @@ class PromptInput(TextArea):
         row, column = self.cursor_location
         line = self.document.get_line(row)
         start, word = word_before(line, column)
-        completion = complete(word, self.paths())
+        if (row, start) == (0, 0) and word.startswith("/") and "/" not in word[1:]:
+            from ipuaro.core.commands import all_commands
+
+            completion = complete_command(word, [spec.name for spec in all_commands()])
+        else:
+            completion = complete(word, self.paths())
         if completion.replacement != word:
             self.replace(completion.replacement, (row, start), (row, column))
             self.move_cursor((row, start + len(completion.replacement)))
