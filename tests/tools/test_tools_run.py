@@ -61,9 +61,10 @@ async def test_run_tests_detects_node_test_via_npm(project: Project) -> None:
 async def test_run_tests_prefers_the_project_setting(project: Project) -> None:
     settings = project.root / ".ipuaro"
     settings.mkdir()
-    (settings / "project.json").write_text(json.dumps({"test": f"{sys.executable} -m pytest -q"}))
+    command = f"{sys.executable} -m pytest -q"
+    (settings / "project.json").write_text(json.dumps({"default_test_command": command}))
     result = await project.ok("run_tests", path="py/tests/test_models.py", filter="sums")
-    assert project.data(result)["runner"] == "project preference"
+    assert project.data(result)["runner"] == "project.default_test_command"
     assert "1 passed, 1 deselected" in result.data
 
 

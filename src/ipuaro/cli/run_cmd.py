@@ -15,7 +15,8 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     "run",
     help=(
         "Run the agent headless on one prompt. Never asks: edits need --auto-apply, commands "
-        "the policy would ask about need --allow-commands. Exit codes: 0 done, 1 error, "
+        "the policy would ask about need --allow-commands, memory changes the model proposes "
+        "need --remember. Exit codes: 0 done, 1 error, "
         "3 no answer because of refusals (each refusal goes back to the model), 4 a limit "
         "(max turns, loop guard)."
     ),
@@ -29,6 +30,12 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
 )
 @click.option("--auto-apply", is_flag=True, help="Apply edits without confirmation.")
 @click.option("--allow-commands", is_flag=True, help="Run commands the policy would ask about.")
+@click.option(
+    "--remember",
+    is_flag=True,
+    help="Write the memory changes the model proposes (remember tool, a plan's memory_patch); "
+    "without it they are refused and listed.",
+)
 @click.option(
     "--output",
     type=click.Choice(["text", "json", "stream-json"]),
@@ -73,6 +80,7 @@ def command(
     project: Path | None,
     auto_apply: bool,
     allow_commands: bool,
+    remember: bool,
     output: str,
     max_turns: int | None,
     continue_last: bool,
@@ -109,5 +117,6 @@ def command(
         session_id=session_id,
         new_session=not continue_last,  # like `claude -p`: a run starts afresh
         evaluate=evaluate,
+        remember=remember,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

@@ -18,6 +18,8 @@ SEARCH_TOOLS = frozenset(
 )
 EXECUTE_TOOLS = frozenset({"run_command", "run_tests", "git_commit"})
 DELETE_TOOLS = frozenset({"delete_file"})
+OTHER_TOOLS = frozenset({"remember"})
+"""Writes the engineering memory, not project code."""
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,10 @@ def describe_call(registry: ToolRegistry, call: ToolCall) -> CallFacts:
     tool = registry.get(name) if name is not None else None
     if tool is None or name is None:
         return CallFacts("other", ())
-    if name in DELETE_TOOLS:
-        kind: ToolKind = "delete"
+    if name in OTHER_TOOLS:
+        kind: ToolKind = "other"
+    elif name in DELETE_TOOLS:
+        kind = "delete"
     elif name in EXECUTE_TOOLS:
         kind = "execute"
     elif not tool.read_only:
