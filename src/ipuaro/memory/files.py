@@ -18,6 +18,7 @@ everything else in the file (keys it does not know included); it refuses a file 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import stat
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipuaro.domain.tempfiles import temp_path
+from ipuaro.domain.tempfiles import is_temp_name, temp_path, writer_alive
 from ipuaro.memory.keys import (
     InvalidValue,
     MemoryValue,
@@ -219,3 +220,12 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+    _sweep_stale_temps(path)
+
+
+def _sweep_stale_temps(path: Path) -> None:
+    """Temp files of ``path`` left by a writer that was killed (never indexed: .ipuaro/ and
+    the config folder are not project code, so nothing else would remove them)."""
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.ipuaro-*.tmp"):
+        if is_temp_name(leftover.name) and not writer_alive(leftover.name):
+            leftover.unlink(missing_ok=True)
