@@ -111,7 +111,9 @@ def test_a_file_where_the_folder_should_be_is_a_clear_error(tmp_path: Path) -> N
     (tmp_path / ".ipuaro").write_text("not a folder")
     memory = load_memory(tmp_path)
     assert memory.problems[0].startswith(".ipuaro/project.json: cannot be read (Not a directory")
-    with pytest.raises(MemoryFileError, match="not changed: .ipuaro/project.json: cannot be read"):
+    with pytest.raises(
+        MemoryFileError, match=r"not changed: \.ipuaro/project\.json: cannot be read"
+    ):
         apply_changes(tmp_path, check_patch({"project.ci_notes": "x"}, memory).changes)
     assert (tmp_path / ".ipuaro").read_text() == "not a folder"
 

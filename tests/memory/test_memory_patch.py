@@ -173,7 +173,7 @@ def test_command_line_values(tmp_path: Path) -> None:
     assert parse_text(folders, '["src", "lib"]') == ("src", "lib")
     assert parse_text(folders, "src, lib") == ("src", "lib")
     assert parse_text(count, " 2 ") == 2
-    with pytest.raises(InvalidValue, match="user.ask_budget must be a whole number 0..2"):
+    with pytest.raises(InvalidValue, match=r"user\.ask_budget must be a whole number 0\.\.2"):
         parse_text(count, "9")
 
 
