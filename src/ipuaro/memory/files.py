@@ -123,15 +123,12 @@ def _file_key(scope: Scope, raw_key: str) -> tuple[str | None, str | None]:
     name = raw_key.strip()
     if scope == "project" and name.lower() in LEGACY_NAMES:
         name = LEGACY_NAMES[name.lower()]
-    spec = spec_for(name) or spec_for(f"{scope}.{name}")
+    spec = spec_for(name)
     if spec is None:
-        other: Scope = "user" if scope == "project" else "project"
-        spec = spec_for(f"{other}.{name}")
-        if spec is None:
-            return None, (
-                f"unknown key {raw_key!r}; remove or rename it (the {scope} keys are: "
-                f"{key_list(scope)})"
-            )
+        return None, (
+            f"unknown key {raw_key!r}; remove or rename it (the {scope} keys are: "
+            f"{key_list(scope)})"
+        )
     if spec.scope != scope:
         if scope == "project":
             return None, (

@@ -116,6 +116,7 @@ KEYS: tuple[KeySpec, ...] = (
 )
 
 BY_KEY: Mapping[str, KeySpec] = {spec.key: spec for spec in KEYS}
+_BY_NAME: Mapping[str, KeySpec] = {spec.name: spec for spec in KEYS}
 
 
 def key_list(scope: Scope | None = None) -> str:
@@ -124,8 +125,12 @@ def key_list(scope: Scope | None = None) -> str:
 
 
 def spec_for(key: str) -> KeySpec | None:
-    """The key's spec, accepting any case and surrounding spaces; None when not whitelisted."""
-    return BY_KEY.get(key.strip().lower()) if isinstance(key, str) else None
+    """The key's spec, accepting any case and surrounding spaces, and the bare name without
+    its scope (``default_test_command``: every name is unique); None when not whitelisted."""
+    if not isinstance(key, str):
+        return None
+    wanted = key.strip().lower()
+    return BY_KEY.get(wanted) or _BY_NAME.get(wanted)
 
 
 def _shown(value: object) -> str:

@@ -11,33 +11,37 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from ipuaro.memory.keys import KEYS, KeySpec
+from ipuaro.memory.keys import KEYS
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 
 
 class RememberArgs(ArgsModel):
     model_config = ConfigDict(extra="allow")
 
-    memory_patch: dict[str, Any] | None = Field(
-        None, description='Keys to set, e.g. {"project.default_test_command": "pytest -q"}'
-    )
+    memory_patch: dict[str, Any] | None = Field(None, description='{"key": value, ...}')
 
 
-def _key_hint(spec: KeySpec) -> str:
-    if spec.kind == "choice":
-        return f"{spec.key} ({'|'.join(spec.choices)})"
-    if spec.kind == "count":
-        return f"{spec.key} ({spec.low}-{spec.high})"
-    if spec.kind == "folders":
-        return f"{spec.key} (list)"
-    return spec.key
+def _keys_hint() -> str:
+    """Every key in few tokens: user keys with their values, project keys by name."""
+    user: list[str] = []
+    project: list[str] = []
+    for spec in KEYS:
+        if spec.scope == "project":
+            project.append(spec.name + ("[]" if spec.kind == "folders" else ""))
+        elif spec.kind == "choice":
+            user.append(f"{spec.key} {'|'.join(spec.choices)}")
+        elif spec.kind == "count":
+            user.append(f"{spec.key} {spec.low}-{spec.high}")
+        else:
+            user.append(spec.key)
+    return ", ".join(user) + ", project.{" + ",".join(project) + "}"
 
 
 class Remember(BaseTool):
     name = "remember"
     description = (
-        "Remember a preference for later sessions, only when the user asks you to; the user "
-        "confirms it. null forgets a key. Keys: " + ", ".join(_key_hint(s) for s in KEYS) + "."
+        "Remember a preference for later sessions when the user asks (the user confirms; null "
+        "forgets). Keys: " + _keys_hint() + "."
     )
     args_model = RememberArgs
     read_only = False
