@@ -111,7 +111,7 @@ def memory_reply(memory: EngineeringMemory) -> Reply:
     lines = [
         f"user file: {memory.user.label} · project file: {PROJECT_FILE} (shared through the "
         "repository)",
-        f"change: {USAGE}",
+        "change: /memory set KEY VALUE · /memory unset KEY (in a shell: ipuaro memory set|unset)",
     ]
     kind: str = "info"
     if memory.problems:
@@ -149,3 +149,26 @@ async def memory_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
     spec = spec_for(key)
     joiner = ", " if spec is not None and spec.kind == "folders" else " "
     return _report_reply(await workspace.set_memory(key, joiner.join(words)))
+
+
+# --- without a workspace (`ipuaro memory`: no model server needed) ---------------------------
+
+
+def show_memory(root: Path, environ: Mapping[str, str] | None = None) -> Reply:
+    return memory_reply(load_memory(root, environ))
+
+
+def memory_document(root: Path, environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    """The memory in effect as JSON (``{"user": …, "project": …, "problems": […]}``)."""
+    memory = load_memory(root, environ)
+    return {
+        "user": memory.as_json().get("user", {}),
+        "project": memory.as_json().get("project", {}),
+        "files": {"user": memory.user.label, "project": PROJECT_FILE},
+        "problems": list(memory.problems),
+    }
+
+
+def report_reply(report: PatchReport) -> Reply:
+    """How a ``set`` / ``unset`` reads to the user."""
+    return _report_reply(report)
