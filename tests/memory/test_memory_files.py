@@ -156,3 +156,22 @@ def test_a_kill_during_writes_leaves_a_whole_file(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["ci_notes"] in ("a" * 1500, "b" * 1500)
     write_layer("project", path, {"project.ci_notes": "after"})  # sweeps a killed writer's temp
     assert [p.name for p in path.parent.iterdir()] == ["project.json"]
+
+
+def test_writes_from_many_threads_lose_no_key(tmp_path: Path) -> None:
+    """/memory set and a confirmed remember call write from worker threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / ".ipuaro" / "project.json"
+    keys = ["project.default_test_command", "project.default_lint_command", "project.build_command",
+            "project.default_format_command", "project.ci_notes"]  # fmt: skip
+
+    def write(key: str) -> None:
+        for round_ in range(6):
+            write_layer("project", path, {key: f"{key.split('.')[1]} {round_}"})
+
+    with ThreadPoolExecutor(len(keys)) as pool:
+        list(pool.map(write, keys))
+    assert load_memory(tmp_path).as_json()["project"] == {
+        key.split(".")[1]: f"{key.split('.')[1]} 5" for key in keys
+    }

@@ -22,6 +22,7 @@ import glob
 import json
 import os
 import stat
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,9 +179,19 @@ def _spellings(scope: Scope, key: str) -> set[str]:
     return names
 
 
+_WRITING = threading.Lock()
+"""One read-modify-write at a time in this process (``/memory set`` while a ``remember`` call
+is confirmed: both run in worker threads, and neither may lose the other's key)."""
+
+
 def write_layer(scope: Scope, path: Path, updates: Mapping[str, MemoryValue | None]) -> None:
     """Set (or, for None, remove) dotted ``updates`` in the file, keeping every other key.
     Raises :class:`MemoryFileError` when the file cannot be read or written."""
+    with _WRITING:
+        _write_layer(scope, path, updates)
+
+
+def _write_layer(scope: Scope, path: Path, updates: Mapping[str, MemoryValue | None]) -> None:
     label = label_for(scope, path)
     data, problem = _load_raw(path, label)
     if data is None:
