@@ -18,8 +18,6 @@ SEARCH_TOOLS = frozenset(
 )
 EXECUTE_TOOLS = frozenset({"run_command", "run_tests", "git_commit"})
 DELETE_TOOLS = frozenset({"delete_file"})
-OTHER_TOOLS = frozenset({"remember"})
-"""Writes the engineering memory, not project code."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +35,8 @@ def describe_call(registry: ToolRegistry, call: ToolCall) -> CallFacts:
     tool = registry.get(name) if name is not None else None
     if tool is None or name is None:
         return CallFacts("other", ())
-    if name in OTHER_TOOLS:
-        kind: ToolKind = "other"
-    elif name in DELETE_TOOLS:
-        kind = "delete"
+    if name in DELETE_TOOLS:
+        kind: ToolKind = "delete"
     elif name in EXECUTE_TOOLS:
         kind = "execute"
     elif not tool.read_only:

@@ -192,8 +192,7 @@ register(
     CommandSpec(
         "memory",
         "/memory [show | set KEY VALUE | unset KEY]",
-        "what ipuaro remembers (user and project preferences, and where each comes from); "
-        "change it",
+        "what ipuaro remembers between sessions; change it",
         max_args=64,
         choices=("show", "set", "unset"),
         operation=_memory,
