@@ -1,7 +1,8 @@
 """``ipuaro run -p "…"``: the agent without a terminal UI, for scripts and CI.
 
 It never waits for input. Edits are applied only with ``--auto-apply``; commands the policy
-would ask about run only with ``--allow-commands``; anything else that needs a human is refused.
+would ask about run only with ``--allow-commands``; a ``memory_patch`` (the ``remember`` tool, a
+plan) is written only with ``--remember``; anything else that needs a human is refused.
 A refusal is information, not the end: the model gets it as the tool's result ("refused:
 REASON; choose another way or finish") and goes on; the result lists every refusal with the
 flag that would have allowed it. Errors are answered by ``--on-error`` (default abort); a loop
@@ -26,6 +27,7 @@ from pydantic.alias_generators import to_camel
 from ipuaro.config.schema import Config, LlmConfig
 from ipuaro.core.commands import is_command
 from ipuaro.core.decisions import (
+    ApplyMemory,
     ConfirmChange,
     LargeProject,
     LoopDetected,
@@ -69,6 +71,8 @@ MAX_RETRIES = 2
 """``--on-error retry`` retries one failing step at most this many times, then aborts."""
 COMMAND_TOOLS = frozenset({"run_command", "run_tests"})
 """Tools whose "ask" verdict --allow-commands lifts (a deny rule stays)."""
+MEMORY_TOOLS = frozenset({"remember"})
+"""Tools whose memory changes --remember lets through."""
 
 
 @dataclass(frozen=True)
@@ -86,20 +90,28 @@ class HeadlessOptions:
     trust_project: bool = False
     """``--trust-project``: the project's script tools and hooks run (and the trust is
     remembered, as a yes in the TUI would be); without it they stay off."""
+    remember: bool = False
+    """``--remember``: write the memory changes the model proposes (else they are refused)."""
 
 
 class HeadlessDecider:
     """Answers every question by policy, never by asking: errors by ``--on-error`` (a retry
     at most ``MAX_RETRIES`` times per failure), a conflict applied only with ``--auto-apply``,
-    a loop stopped, a large project indexed. Edits and commands are not asked at all: the
-    workspace runs unattended (``--auto-apply`` / ``--allow-commands`` lift the refusal)."""
+    a loop stopped, a large project indexed, a memory patch written only with ``--remember``.
+    Edits and commands are not asked at all: the workspace runs unattended (``--auto-apply`` /
+    ``--allow-commands`` lift the refusal)."""
 
     def __init__(
-        self, on_error: ErrorChoice, auto_apply: bool, trust_project: bool = False
+        self,
+        on_error: ErrorChoice,
+        auto_apply: bool,
+        trust_project: bool = False,
+        remember: bool = False,
     ) -> None:
         self.on_error_choice = on_error
         self.auto_apply = auto_apply
         self.trust_project = trust_project
+        self.remember = remember
         self.errors: list[AgentError] = []
         self._retries: dict[str, int] = {}
 
@@ -118,6 +130,8 @@ class HeadlessDecider:
             return "apply" if self.auto_apply else "reject"
         if isinstance(question, TrustProject):
             return "trust" if self.trust_project else question.safe
+        if isinstance(question, ApplyMemory):
+            return "apply" if self.remember else "reject"
         return question.safe
 
     def _on_error(self, question: RecoverError) -> str:
@@ -270,6 +284,8 @@ def _hint(event: ToolCallEnd) -> str:
     path, which no flag lifts)."""
     if event.result.diff:
         return " (allow edits with --auto-apply)"  # only a refused edit has a diff here
+    if event.call.name in MEMORY_TOOLS:
+        return " (allow memory changes with --remember)"
     error = event.result.error or ""
     if event.call.name in COMMAND_TOOLS and not error.startswith("command refused by policy"):
         return " (allow commands with --allow-commands)"
@@ -333,7 +349,9 @@ async def run_headless(
     err = err or sys.stderr
     if not await model_server_reachable(config):
         return _failed_before_start(server_hint(config.llm), config, options.output, out, err)
-    decider = HeadlessDecider(options.on_error, options.auto_apply, options.trust_project)
+    decider = HeadlessDecider(
+        options.on_error, options.auto_apply, options.trust_project, options.remember
+    )
     command = is_command(options.prompt)
     try:
         workspace = await Workspace.open(

@@ -184,6 +184,8 @@ async def test_a_long_conversation_is_compacted_and_keeps_working(
     after = model.agent_bodies[-1]["messages"]
     assert "Conversation so far" in str(after[0]["content"])
     assert any("walk through every file" in str(m.get("content")) for m in after[1:])  # pinned
-    assert len(after) < 2 * len(reads)
+    # Uncompacted, the last request would carry the system prompt, the request and a call and a
+    # result per read; which turn compaction fires on moves with the prompt's size.
+    assert len(after) < 2 + 2 * len(reads)
     assert max(e.tokens_used for e in h.of_type("context_update")) > 0.8 * window * 0.9
     assert used <= window

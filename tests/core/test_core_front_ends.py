@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from ipuaro.core.commands import COMMANDS
 from ipuaro.core.decisions import (
     Answer,
+    ApplyMemory,
     ConfirmChange,
     ConfirmRequest,
     LargeProject,
@@ -46,6 +47,7 @@ QUESTIONS = [
     LoopDetected.of("get_lines", 3),
     LargeProject.of("p", 20_000, 10_000),
     OverwriteChanges.of("redo", "a.py changed"),
+    ApplyMemory.of("remember", (("user.ask_budget", "(not set)", "1"),), ("x: not a key",)),
 ]
 
 

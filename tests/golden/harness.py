@@ -65,7 +65,8 @@ async def play(scenario: dict[str, Any], workdir: Path) -> dict[str, Any]:
             handlers=PolicyHandlers(),
             confirm=None,
             auto_apply=bool(scenario["autoApply"]),
-            environ={},
+            # The user's remembered preferences come from this empty folder, never the machine's.
+            environ={"IPUARO_CONFIG_DIR": str(workdir / "config")},
         )
         try:
             app.indexer.index(workers=1)

@@ -35,6 +35,7 @@ EXPECTED = {
     "edit_file",
     "create_file",
     "delete_file",
+    "remember",
 }
 
 

@@ -54,6 +54,11 @@ COMMANDS: dict[str, CommandSpec] = {
     "sessions": CommandSpec(
         "ipuaro.cli.sessions_cmd:command", "List, show, export or delete sessions.", "the agent"
     ),
+    "memory": CommandSpec(
+        "ipuaro.cli.memory_cmd:command",
+        "Show or change what ipuaro remembers (preferences).",
+        "the memory",
+    ),
     "init": CommandSpec(
         "ipuaro.cli.init_cmd:command", "Write .ipuaro.json with the default settings.", "init"
     ),

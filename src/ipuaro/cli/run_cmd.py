@@ -15,7 +15,8 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     "run",
     help=(
         "Run the agent headless on one prompt. Never asks: edits need --auto-apply, commands "
-        "the policy would ask about need --allow-commands. Exit codes: 0 done, 1 error, "
+        "the policy would ask about need --allow-commands, memory changes the model proposes "
+        "need --remember. Exit codes: 0 done, 1 error, "
         "3 no answer because of refusals (each refusal goes back to the model), 4 a limit "
         "(max turns, loop guard)."
     ),
@@ -34,6 +35,12 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     is_flag=True,
     help="Trust the project's own script tools and hooks (.ipuaro.json) and remember it; "
     "without it they stay off.",
+)
+@click.option(
+    "--remember",
+    is_flag=True,
+    help="Write the memory changes the model proposes (remember tool, a plan's memory_patch); "
+    "without it they are refused and listed.",
 )
 @click.option(
     "--output",
@@ -80,6 +87,7 @@ def command(
     auto_apply: bool,
     allow_commands: bool,
     trust_project: bool,
+    remember: bool,
     output: str,
     max_turns: int | None,
     continue_last: bool,
@@ -117,5 +125,6 @@ def command(
         new_session=not continue_last,  # like `claude -p`: a run starts afresh
         evaluate=evaluate,
         trust_project=trust_project,
+        remember=remember,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

@@ -191,6 +191,25 @@ def parse_command(text: str) -> SlashCommand:
     return SlashCommand(name, args)
 
 
+async def _memory(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.memory import memory_command
+
+    return await memory_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "memory",
+        "/memory [show | set KEY VALUE | unset KEY]",
+        "what ipuaro remembers between sessions; change it",
+        max_args=64,
+        choices=("show", "set", "unset"),
+        operation=_memory,
+        while_busy=True,
+    )
+)
+
+
 def help_rows() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(commands, keys) for ``/help``: usage and what it does."""
     return [(spec.usage, spec.help) for spec in all_commands()], list(KEYS)

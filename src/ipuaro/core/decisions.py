@@ -5,7 +5,8 @@ needs a human: confirm an edit, a command or a secret read (:class:`ConfirmChang
 skip / abort a failed step (:class:`RecoverError`), a file that changed under an edit
 (:class:`ResolveConflict`), the loop guard (:class:`LoopDetected`), a project above
 ``limits.maxFilesWarning`` (:class:`LargeProject`), an undo that would overwrite newer changes
-(:class:`OverwriteChanges`), a project whose extensions run code (:class:`TrustProject`).
+(:class:`OverwriteChanges`), a project whose extensions run code (:class:`TrustProject`),
+a ``memory_patch`` to remember (:class:`ApplyMemory`).
 
 Every question carries what a generic front end needs to put it — a title, a message, its
 options (value, label, key) and the ``safe`` value given when nobody can answer (quitting,
@@ -29,6 +30,7 @@ from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest, FileChange
 
 __all__ = [
     "Answer",
+    "ApplyMemory",
     "ConfirmChange",
     "ConfirmDecision",
     "ConfirmRequest",
@@ -218,6 +220,44 @@ class TrustProject(Question):
             "no",
             project,
             declared,
+        )
+
+
+@dataclass(frozen=True)
+class ApplyMemory(Question):
+    """The model (a ``remember`` call, or a plan's ``memory_patch``) asks to remember
+    preferences; nothing is written unless the answer is ``apply``."""
+
+    source: str = ""
+    """Who asks: ``remember`` (the tool), ``plan`` …"""
+    changes: tuple[tuple[str, str, str], ...] = ()
+    """(key, old value, new value) as shown; ``(not set)`` for none."""
+    notes: tuple[str, ...] = ()
+    """Keys dropped (not on the whitelist) or refused (wrong type), one line each."""
+
+    @classmethod
+    def of(
+        cls,
+        source: str,
+        changes: tuple[tuple[str, str, str], ...],
+        notes: tuple[str, ...] = (),
+        where: str = "",
+    ) -> ApplyMemory:
+        lines = [f"The model asks to remember this for later sessions ({source}):"]
+        lines += [f"  {key}: {old} → {new}" for key, old, new in changes]
+        if notes:
+            lines.append("Not remembered:")
+            lines += [f"  {note}" for note in notes]
+        if where:
+            lines.append(where)
+        return cls(
+            "Remember this?",
+            "\n".join(lines),
+            (Option("apply", "Remember", "y"), Option("reject", "Don't remember", "n")),
+            "reject",
+            source,
+            changes,
+            notes,
         )
 
 

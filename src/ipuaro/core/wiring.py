@@ -103,6 +103,7 @@ async def build_app(
     from ipuaro.index.indexer import Indexer
     from ipuaro.llm.factory import create_client
     from ipuaro.llm.tokens import estimate_tokens
+    from ipuaro.memory import load_memory
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.factory import open_store
@@ -159,8 +160,11 @@ async def build_app(
             headless_allow_commands=allow_commands,
         )
         budget = ContextBudget.from_config(config.context, window.tokens)
-        context = ContextManager(store, root, budget, estimate_tokens)
+        context = ContextManager(
+            store, root, budget, estimate_tokens, memory=lambda: load_memory(root, env)
+        )
         warnings.extend(context.instructions.warnings)
+        warnings.extend(load_memory(root, env).problems)
         tracer = _tracer(root, config, client, window, budget, registry, tool_format, env)
         agent = Agent(
             client=client,

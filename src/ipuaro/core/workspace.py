@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.llm.protocol import ModelClient
+    from ipuaro.memory import EngineeringMemory, PatchReport
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class Workspace:
             self._unsubscribe_agent()
         self._ctx = ctx
         self._unsubscribe_agent = ctx.agent.subscribe(self._emit)
+        ctx.tool_ctx.remember = self.propose_memory_patch  # the `remember` tool asks through us
         if self._plan_mode:
             ctx.agent.set_plan_mode(True)
 
@@ -504,6 +506,35 @@ class Workspace:
         from ipuaro.core.evaluation import evaluate_last_answer
 
         return await evaluate_last_answer(self)
+
+    # --- engineering memory ---------------------------------------------------------------
+
+    def engineering_memory(self) -> EngineeringMemory:
+        """The user's and the project's remembered preferences as the files say now (values
+        that cannot be used are in ``.problems``, naming the file, the key and the fix)."""
+        from ipuaro.memory import load_memory
+
+        return load_memory(self.root, self.options.environ)
+
+    async def propose_memory_patch(self, patch: object, source: str) -> PatchReport:
+        """A ``memory_patch`` from the model (``remember``) or a plan: keys off the whitelist
+        are dropped and wrong types refused (both reported); the changes are shown to the user
+        (:class:`~ipuaro.core.decisions.ApplyMemory`) and written only when confirmed."""
+        from ipuaro.core.memory import propose
+
+        return await propose(self.root, self.options.environ, self._asking.ask, patch, source)
+
+    async def set_memory(self, key: str, value: str) -> PatchReport:
+        """The user's own ``/memory set KEY VALUE``: checked like a patch, written at once."""
+        from ipuaro.core.memory import set_value
+
+        return await set_value(self.root, self.options.environ, key, value)
+
+    async def unset_memory(self, key: str) -> PatchReport:
+        """The user's own ``/memory unset KEY``."""
+        from ipuaro.core.memory import set_value
+
+        return await set_value(self.root, self.options.environ, key, None)
 
     # --- helpers --------------------------------------------------------------------------
 

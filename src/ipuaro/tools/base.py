@@ -9,6 +9,7 @@ registry (``ipuaro.tools.registry``) turns every failure into a structured resul
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
@@ -54,6 +55,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.memory import PatchReport
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
@@ -136,6 +138,9 @@ class ToolContext:
     """Secret files the user allowed reading for the rest of the session."""
     headless_allow_commands: bool = False
     """Headless runs: commands the policy would ask about run without asking."""
+    remember: Callable[[object, str], Awaitable[PatchReport]] | None = None
+    """Checks a ``memory_patch``, asks the user and writes it (the core's
+    ``propose_memory_patch``); None where nobody can confirm (``ipuaro tool``)."""
 
 
 class ArgsModel(BaseModel):

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 def builtin_tools() -> list[Tool]:
     """Every tool, in the order the model sees them (reads first, then search, analysis, git,
-    run, edits)."""
+    run, edits, and the memory)."""
     from ipuaro.tools.builtin.create_file import CreateFile
     from ipuaro.tools.builtin.delete_file import DeleteFile
     from ipuaro.tools.builtin.edit_file import EditFile
@@ -53,6 +53,7 @@ def builtin_tools() -> list[Tool]:
     from ipuaro.tools.builtin.git_diff import GitDiff
     from ipuaro.tools.builtin.git_status import GitStatus
     from ipuaro.tools.builtin.grep_search import GrepSearch
+    from ipuaro.tools.builtin.remember import Remember
     from ipuaro.tools.builtin.replace import Replace
     from ipuaro.tools.builtin.run_command import RunCommand
     from ipuaro.tools.builtin.run_tests import RunTests
@@ -81,6 +82,7 @@ def builtin_tools() -> list[Tool]:
         EditFile(),
         CreateFile(),
         DeleteFile(),
+        Remember(),
     ]
 
 

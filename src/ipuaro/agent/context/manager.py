@@ -22,6 +22,7 @@ from ipuaro.agent.context.ranking import RankSignals
 from ipuaro.domain import ChatMessage
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ToolSpec
+from ipuaro.memory import EngineeringMemory, render_block
 from ipuaro.store.protocol import Store
 
 Estimator = Callable[[str], int]
@@ -97,6 +98,7 @@ class ContextManager:
         estimate: Estimator,
         *,
         git_paths: Callable[[Path], set[str]] | None = git_modified,
+        memory: Callable[[], EngineeringMemory] | None = None,
     ) -> None:
         self.store = store
         self.root = root
@@ -106,6 +108,8 @@ class ContextManager:
         self.summary = ProjectSummary(store, estimate)
         self.instructions: ProjectInstructions = load_instructions(root)
         self._git_paths = git_paths
+        self._memory = memory
+        """Reads the engineering memory (both files) for each request; None: no block."""
         self._fixed = ""
         self._fixed_tokens = 0
         self._tools_tokens = 0
@@ -172,7 +176,8 @@ class ContextManager:
         text, stats = self.summary.render(
             signals, self.budget.structure_tokens, self.store.project_name
         )
-        self._project = project_part(self.instructions.render(), text)
+        memory = render_block(self._memory()) if self._memory is not None else ""
+        self._project = project_part(self.instructions.render(), text, memory)
         self._project_tokens = self.estimate(self._project)
         self.summary_stats = stats
         return stats

@@ -1,5 +1,6 @@
-"""The system prompt: role and rules, tools and their calling format, project instructions,
-the project summary, and (after a compaction) the summary of the conversation so far.
+"""The system prompt: role and rules, tools and their calling format, the engineering memory,
+project instructions, the project summary, and (after a compaction) the summary of the
+conversation so far.
 
 The prompt is English; the model answers in the user's language. The fixed part (rules and
 tools) comes first and changes only when the tool set does, so servers that cache a prompt's
@@ -54,7 +55,8 @@ class SystemPrompt:
     fixed: str
     """Rules and tools: the cacheable prefix."""
     project: str
-    """Project instructions and the project summary (re-ranked per request)."""
+    """The engineering memory, project instructions and the project summary (re-read and
+    re-ranked per request)."""
     conversation: str | None = None
     """The latest compaction summary, if any."""
 
@@ -78,8 +80,12 @@ def fixed_part(tools: list[ToolSpec], mode: ToolFormat, plan_mode: bool = False)
     return "\n\n".join(parts)
 
 
-def project_part(instructions: str, summary: str) -> str:
+def project_part(instructions: str, summary: str, memory: str = "") -> str:
+    """``memory`` is the ENGINEERING_MEMORY block (``ipuaro.memory.render_block``): first, as
+    it changes least often after the rules and tools."""
     parts = []
+    if memory:
+        parts.append(memory)
     if instructions:
         parts.append(instructions)
     if summary:

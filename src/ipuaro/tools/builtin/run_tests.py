@@ -1,6 +1,7 @@
 """run_tests: detect the project's test runner and run it (optionally one path / one filter).
 
-Precedence: ``.ipuaro/project.json`` ``"test"`` (the user's preference) > package.json
+Precedence: the remembered ``project.default_test_command`` (``.ipuaro/project.json``, see
+``ipuaro.memory``) > package.json
 (vitest, jest, the ``test`` script) > ``node --test`` for ``*.test.js`` files > pytest. Every
 command still goes through the command policy: a command read from a repository file never
 bypasses it.
@@ -16,10 +17,12 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from ipuaro.memory import project_value
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import project_path
 from ipuaro.tools.shell import run_checked
 
+REMEMBERED_KEY = "project.default_test_command"
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 
@@ -89,10 +92,9 @@ def _python_plan(
 
 
 def _preferred(root: Path, target: str | None, name_filter: str | None) -> TestPlan | None:
-    command = _read_json(root / ".ipuaro" / "project.json").get("test")
-    if not isinstance(command, str) or not command.strip():
+    command = project_value(root, REMEMBERED_KEY)
+    if not isinstance(command, str):
         return None
-    command = command.strip()
     if target:
         command += f" {shlex.quote(target)}"
     if name_filter:
@@ -102,7 +104,7 @@ def _preferred(root: Path, target: str | None, name_filter: str | None) -> TestP
             command += f" -t {shlex.quote(name_filter)}"
         elif "node --test" in command:
             command += f" --test-name-pattern={shlex.quote(name_filter)}"
-    return TestPlan("project preference", command)
+    return TestPlan(REMEMBERED_KEY, command)
 
 
 def detect_tests(
@@ -124,8 +126,9 @@ def detect_tests(
 class RunTests(BaseTool):
     name = "run_tests"
     description = (
-        "Run the project's tests (runner detected: project preference, vitest, jest, npm test, "
-        "node --test, pytest). Optionally one test file/folder and a name filter."
+        "Run the project's tests (the remembered project.default_test_command, else detected: "
+        "vitest, jest, npm test, node --test, pytest). Optionally one test file/folder and a "
+        "name filter."
     )
     args_model = RunTestsArgs
     read_only = False
@@ -139,7 +142,8 @@ class RunTests(BaseTool):
         if plan is None:
             raise ToolError(
                 "no test runner found (no package.json test script, vitest, jest, *.test.js "
-                'or pytest setup); set {"test": "<command>"} in .ipuaro/project.json.'
+                "or pytest setup); ask the user for the test command and remember it as "
+                f"{REMEMBERED_KEY}."
             )
         outcome = await run_checked(ctx, plan.command, ctx.root, f"run_tests via {plan.runner}")
         if isinstance(outcome.data, dict):
