@@ -67,8 +67,14 @@ class AppContext:
         )
 
     async def aclose(self) -> None:
+        await self.close_shell()
         await self.client.aclose()
         self.store.close()
+
+    async def close_shell(self) -> None:
+        """End the persistent shell and all it runs (the session's ``run_command`` state)."""
+        if self.tool_ctx.shell is not None:
+            await self.tool_ctx.shell.aclose()
 
 
 def _pinned_window(session: Session) -> int | None:
@@ -102,6 +108,7 @@ async def build_app(
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.factory import open_store
     from ipuaro.tools.registry import ToolRegistry
+    from ipuaro.tools.shell_host import ShellHost
 
     env = os.environ if environ is None else environ
     root = root.resolve()
@@ -152,6 +159,7 @@ async def build_app(
             auto_apply=auto_apply or config.edit.auto_apply,
             planner=LlmEditPlanner(client),
             headless_allow_commands=allow_commands,
+            shell=ShellHost() if config.commands.persistent_shell else None,
         )
         budget = ContextBudget.from_config(config.context, window.tokens)
         context = ContextManager(store, root, budget, estimate_tokens)

@@ -53,10 +53,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ipuaro.config.schema import Config
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
+    from ipuaro.tools.shell_host import ShellHost
 
 
 @dataclass
@@ -136,6 +139,11 @@ class ToolContext:
     """Secret files the user allowed reading for the rest of the session."""
     headless_allow_commands: bool = False
     """Headless runs: commands the policy would ask about run without asking."""
+    shell: ShellHost | None = None
+    """The session's persistent shell for ``run_command`` (None: a new process per call)."""
+    progress: Callable[[str], None] | None = None
+    """Where a running call sends output as it comes (set by the agent around a call that
+    runs alone; None otherwise). Only a display: the result still carries everything."""
 
 
 class ArgsModel(BaseModel):
