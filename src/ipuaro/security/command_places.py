@@ -4,8 +4,10 @@ One-shot commands may ``cd`` anywhere (the process ends, and every path after th
 judged from where it leads). A persistent shell keeps its directory for the next call, so there
 a ``cd`` or ``pushd`` out of the project is refused, and so are the ones whose target only run
 time knows for sure: bare ``cd`` (the home folder), ``cd -`` (``$OLDPWD``), ``cd ~``. A target
-that is a symlink is judged by where it leads now; one made later by the same command is caught
-after the call (the shell is sent back to the project root and the model is told).
+that is a symlink is judged by where it leads now. A ``cd`` refused is one that leaves from every
+place the shell may be in at that point; one that leaves only on some branch (``cd src || true;
+cd ..``), or through a symlink the same command makes, is caught after the call: the shell is
+sent back to the project root and the model is told.
 """
 
 from __future__ import annotations
@@ -48,8 +50,10 @@ def check_cd(analysis: Analysis, name: str, operands: list[Word], where: Where) 
         return False
     if target.dynamic:
         return True  # judged like any run-time directory; the shell is checked after the call
-    for candidate in analysis.places.candidates(text):
-        if analysis.paths.inside(candidate) is None:
-            analysis.add("deny", f"`{name} {text}` leaves the project; {_STAY}", where)
-            return False
+    candidates = analysis.places.candidates(text)
+    if all(analysis.paths.inside(candidate) is None for candidate in candidates):
+        analysis.add("deny", f"`{name} {text}` leaves the project; {_STAY}", where)
+        return False
+    # Some branch may still leave (`cd src || true; cd ..`): what it writes is judged from
+    # every place, and the shell is checked and sent home after the call.
     return True

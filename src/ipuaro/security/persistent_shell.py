@@ -148,6 +148,8 @@ class PersistentShell:
         self._lock = asyncio.Lock()
         self._cwds: list[Path] = [self.root]
         self._go_home = False
+        self._lost: str | None = None
+        """Why the shell was lost after an interrupted call (told with the next one)."""
         self._closed = False
 
     # --- facts ----------------------------------------------------------------------------
@@ -197,7 +199,7 @@ class PersistentShell:
         cancel: asyncio.Event | None,
         on_output: Callable[[str], None] | None,
     ) -> ShellOutcome:
-        reset: str | None = None
+        reset, self._lost = self._lost, None
         notes: list[str] = []
         if self._process is not None and self._process.returncode is not None:
             reset = f"the shell had exited (code {self._process.returncode})"
@@ -224,8 +226,12 @@ class PersistentShell:
             self._send(line)
         try:
             outcome = await self._wait(status, timeout, cancel, started)
+        except asyncio.CancelledError:
+            await self._after_cancel(status)  # our caller gave up: leave nothing running
+            raise
         except BaseException:
-            await self._discard()  # our caller was cancelled: leave nothing running
+            await self._discard()
+            self._lost = "the call that ran in it failed"
             raise
         finally:
             self._waiter = None
@@ -316,6 +322,28 @@ class PersistentShell:
         if exited.done():
             return "the shell exited when its command was stopped"
         return "the shell did not come back after its command was stopped, so it was killed"
+
+    async def _after_cancel(self, status: asyncio.Future[_Status]) -> None:
+        """The caller was cancelled (the user's Ctrl+C) mid-command: stop the command and
+        keep the shell if it comes back, as after a timeout; otherwise lose it and say so on
+        the next call."""
+        process = self._process
+        if process is None:
+            return
+        try:
+            reset = None
+            if not status.done():
+                reset = await self._stop_running(status, asyncio.ensure_future(process.wait()))
+            if reset is None and status.done() and not status.cancelled():
+                await self._stop_children()
+                self._read_output()
+                self._follow(status.result())
+                return
+        except BaseException:
+            reset = "the call was interrupted"
+        await self._discard()
+        self._cwds = [self.root]
+        self._lost = f"{reset}, after an interrupt"
 
     def _follow(self, status: _Status) -> list[str]:
         """Take the shell's new directory; send it home when it left the project."""
