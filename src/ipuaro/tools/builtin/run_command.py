@@ -11,18 +11,14 @@ from ipuaro.tools.shell_host import ShellHost, run_in_shell
 
 
 class RunCommandArgs(ArgsModel):
-    command: str = Field(
-        description="Shell command; runs in the shell's current directory (the project root "
-        "at first; `cd` carries over between calls)"
-    )
+    command: str = Field(description="Shell command")
 
 
 class RunCommand(BaseTool):
     name = "run_command"
     description = (
-        "Run a shell command (checked against the allow/deny lists; unknown commands ask the "
-        "user). One shell serves the session: `cd` and `export` carry over to the next call, "
-        "and `cd` must stay inside the project. Output is capped at 8 KB, head and tail kept."
+        "Run a shell command; cd and export carry over to later calls (allow/deny lists "
+        "checked; unknown commands ask). Output capped at 8 KB, head and tail kept."
     )
     args_model = RunCommandArgs
     read_only = False
