@@ -65,6 +65,12 @@ REAPER = Path(__file__).with_name("shell_reaper.py")
 _READ_CHUNK = 65_536
 _SETTLE_S = 1.0
 """How long the shell may take to report after its running command was killed."""
+_ABORT = "'(( ${#FUNCNAME[@]} )) && exit 130; break 999 2>/dev/null || exit 130'"
+"""The shell's ``USR1`` trap while a command runs. A timeout or an interrupt sends ``USR1``,
+then kills the running job: when the job is gone bash runs the trap before the next command of
+the list, and ``break`` leaves the loop the command runs in — the rest of the list never runs
+(``sleep 100; rm x`` does not go on to ``rm``). Inside a function ``break`` cannot leave it, so
+the shell exits instead (and is replaced)."""
 _FDS_SETTLE_S = 0.2
 """How long the shell may take to put its own input and output back after a call."""
 _DROPPED_ENV = ("BASH_ENV", "ENV", "CDPATH", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS")
@@ -313,10 +319,14 @@ class PersistentShell:
         self, status: asyncio.Future[_Status], exited: asyncio.Future[int]
     ) -> str | None:
         """Kill what the shell runs; None if the shell then reports back, else why not."""
+        process = self._process
+        if process is not None:
+            with contextlib.suppress(OSError):
+                os.kill(process.pid, signal.SIGUSR1)  # before the kill: see _ABORT
         if not await self._stop_children():
             return "the shell itself was busy (a loop of builtins or `exec`), so it was killed"
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(status), _SETTLE_S)
+        either: set[asyncio.Future[object]] = {status, exited}  # type: ignore[arg-type]
+        await asyncio.wait(either, timeout=_SETTLE_S, return_when="FIRST_COMPLETED")
         if status.done():
             return None
         if exited.done():
@@ -379,10 +389,12 @@ class PersistentShell:
             f"}} >{bash_quote(str(self._fifo))} 2>/dev/null"
         )
         # `jobs` first: it takes the notices of jobs stopped after the last call, which bash
-        # would print into this command's output.
+        # would print into this command's output. The one-turn loop is what a stop breaks out
+        # of (see _ABORT).
         return (
-            f"{home}{{ builtin jobs; }} >/dev/null 2>&1; "
-            f"{{ eval {code}; }} </dev/null; __ipuaro_rc=$?; {report}\n"
+            f"{home}{{ builtin jobs; }} >/dev/null 2>&1; builtin trap {_ABORT} USR1; "
+            f"for __ipuaro_once in 1; do eval {code}; done </dev/null; __ipuaro_rc=$?; "
+            f"builtin trap - USR1; {report}\n"
         )
 
     def _send(self, line: str) -> None:
