@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ipuaro.security.command_findings import Finding, Verdict, Where
 from ipuaro.security.command_git import check_git
 from ipuaro.security.command_paths import Note, Places
-from ipuaro.security.command_places import STACK_INDEX, check_cd
+from ipuaro.security.command_places import STACK_INDEX, check_cd, check_trap
 from ipuaro.security.command_programs import (
     check_find,
     check_interpreter,
@@ -330,6 +330,8 @@ class Analysis:
             return check_shell(self, name, args, where, piped, stdin_body)
         if name in INLINE_CODE_FLAGS:
             return check_interpreter(self, name, args, where, piped, stdin_body)
+        if name == "trap" and self.confine_cd and not check_trap(self, args, where):
+            return None
         if name in ("eval", "trap"):
             code = [w for w in args if not w.text.startswith("-")]
             if name == "trap":

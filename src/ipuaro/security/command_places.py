@@ -1,4 +1,5 @@
-"""``cd`` in a persistent shell: the directory outlives the command, so it stays in the project.
+"""``cd`` (and ``trap USR1``) in a persistent shell: the directory outlives the command, so it
+stays in the project.
 
 One-shot commands may ``cd`` anywhere (the process ends, and every path after the ``cd`` is
 judged from where it leads). A persistent shell keeps its directory for the next call, so there
@@ -21,10 +22,12 @@ from ipuaro.security.shell_syntax import Word
 if TYPE_CHECKING:
     from ipuaro.security.command_check import Analysis
 
-__all__ = ["STACK_INDEX", "check_cd"]
+__all__ = ["STACK_INDEX", "check_cd", "check_trap"]
 
 STACK_INDEX = re.compile(r"[+-]\d+")
 """``pushd +2``: a place already on the directory stack (all checked on the way in)."""
+_STOP_SIGNALS = frozenset({"USR1", "SIGUSR1", "10"})
+"""The signal ipuaro stops a persistent shell's command with (its trap is ipuaro's)."""
 _STAY = (
     "the shell keeps its working directory between commands, so it stays inside the project; "
     "name outside paths directly instead (`ls /etc`)"
@@ -56,4 +59,18 @@ def check_cd(analysis: Analysis, name: str, operands: list[Word], where: Where) 
         return False
     # Some branch may still leave (`cd src || true; cd ..`): what it writes is judged from
     # every place, and the shell is checked and sent home after the call.
+    return True
+
+
+def check_trap(analysis: Analysis, args: list[Word], where: Where) -> bool:
+    """False after refusing a ``trap`` on ``USR1``: in a persistent shell that trap is how a
+    timeout stops the rest of a command, so a command may not replace or ignore it."""
+    signals = [w for w in args[1:] if not w.text.startswith("-")] if args else []
+    if any(w.dynamic or w.text.upper() in _STOP_SIGNALS for w in signals):
+        analysis.add(
+            "deny",
+            "`trap` on USR1: ipuaro stops commands in the persistent shell with that signal",
+            where,
+        )
+        return False
     return True
