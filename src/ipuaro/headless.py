@@ -47,6 +47,7 @@ from ipuaro.core.events import (
     MessageDelta,
     MessageEnd,
     ToolCallEnd,
+    ToolCallOutput,
     ToolCallStart,
 )
 from ipuaro.domain import MessageStats
@@ -201,6 +202,8 @@ class Printer:
         self._line_open = False
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolCallOutput):
+            return  # live output is for screens; the result event carries the final output
         if self.mode == "stream-json":
             self.out.write(json.dumps(to_jsonable(event, camel=True), ensure_ascii=False) + "\n")
             self.out.flush()

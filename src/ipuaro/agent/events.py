@@ -7,7 +7,8 @@ through :class:`AgentHandlers`, whose methods the agent awaits.
 Event order for one request::
 
     AgentStart
-      (TurnStart  MessageDelta*  MessageEnd  (ToolCallStart ToolCallEnd)*  ContextUpdate)+
+      (TurnStart  MessageDelta*  MessageEnd  (ToolCallStart ToolCallOutput* ToolCallEnd)*
+       ContextUpdate)+
       [Compaction] [ErrorRaised] [QueueChanged]
     AgentEnd
 """
@@ -74,6 +75,16 @@ class ToolCallStart:
     summary: str
     """Compact line for the chat, e.g. ``get_function src/auth/login.ts login``."""
     type: Literal["tool_call_start"] = "tool_call_start"
+
+
+@dataclass(frozen=True)
+class ToolCallOutput:
+    """Output of a call still running (``run_command``), for display only: the model reads
+    the result in :class:`ToolCallEnd`. Only the tail of a flood arrives."""
+
+    call: ToolCall
+    text: str
+    type: Literal["tool_call_output"] = "tool_call_output"
 
 
 @dataclass(frozen=True)
@@ -146,6 +157,7 @@ AgentEvent = (
     | MessageDelta
     | MessageEnd
     | ToolCallStart
+    | ToolCallOutput
     | ToolCallEnd
     | ConfirmRequested
     | ErrorRaised

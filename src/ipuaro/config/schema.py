@@ -142,6 +142,10 @@ class CommandsConfig(Section):
     """Hard cap for any one command, seconds."""
     output_limit_bytes: int = Field(8192, ge=256)
     """Command output kept for the model (head and tail)."""
+    persistent_shell: bool = True
+    """``run_command`` runs in one bash per session, so ``cd`` and ``export`` carry over
+    between calls (``cd`` stays inside the project); off: a new process per call, in the
+    project root."""
 
 
 class SandboxConfig(Section):

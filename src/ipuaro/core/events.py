@@ -33,6 +33,7 @@ from ipuaro.agent.events import (
     MessageEnd,
     QueueChanged,
     ToolCallEnd,
+    ToolCallOutput,
     ToolCallStart,
     TurnStart,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "QueueChanged",
     "SessionSwitched",
     "ToolCallEnd",
+    "ToolCallOutput",
     "ToolCallStart",
     "TurnStart",
     "WatcherFailed",

@@ -68,8 +68,14 @@ class AppContext:
         )
 
     async def aclose(self) -> None:
+        await self.close_shell()
         await self.client.aclose()
         self.store.close()
+
+    async def close_shell(self) -> None:
+        """End the persistent shell and all it runs (the session's ``run_command`` state)."""
+        if self.tool_ctx.shell is not None:
+            await self.tool_ctx.shell.aclose()
 
 
 def _pinned_window(session: Session) -> int | None:
@@ -108,6 +114,7 @@ async def build_app(
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.factory import open_store
     from ipuaro.tools.registry import ToolRegistry, builtin_tools
+    from ipuaro.tools.shell_host import ShellHost
 
     env = os.environ if environ is None else environ
     root = root.resolve()
@@ -158,6 +165,7 @@ async def build_app(
             auto_apply=auto_apply or config.edit.auto_apply,
             planner=LlmEditPlanner(client),
             headless_allow_commands=allow_commands,
+            shell=ShellHost() if config.commands.persistent_shell else None,
         )
         budget = ContextBudget.from_config(config.context, window.tokens)
         context = ContextManager(

@@ -186,6 +186,7 @@ class Workspace:
         if self._unsubscribe_agent is not None:
             self._unsubscribe_agent()
             self._unsubscribe_agent = None
+        await ctx.close_shell()
         if self._index.running:
             await ctx.client.aclose()
         else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ipuaro.security.command_findings import Finding, Verdict, Where
 from ipuaro.security.command_git import check_git
 from ipuaro.security.command_paths import Note, Places
+from ipuaro.security.command_places import STACK_INDEX, check_cd, check_trap
 from ipuaro.security.command_programs import (
     check_find,
     check_interpreter,
@@ -72,15 +73,26 @@ class Analysis:
     functions: set[str] = field(default_factory=set)
     unknown: list[str] = field(default_factory=list)  # names asked about only for being unlisted
     depth: int = 0
+    start: list[Path] = field(default_factory=list)
+    """Where the script starts (the project root when empty)."""
+    confine_cd: bool = False
+    """A persistent shell: refuse a ``cd`` that leaves the project (:func:`check_cd`)."""
     places: Places = field(init=False)
 
     def __post_init__(self) -> None:
-        self.places = Places(self.paths)
+        self.places = Places(self.paths, list(self.start))
 
     def probe(self) -> Analysis:
         """A fresh analysis with the same rules, for code whose findings are weighed apart."""
         return Analysis(
-            self.root, self.paths, self.blacklist, self.allowed_names, True, depth=self.depth
+            self.root,
+            self.paths,
+            self.blacklist,
+            self.allowed_names,
+            True,
+            depth=self.depth,
+            start=list(self.places.cwds),
+            confine_cd=self.confine_cd,
         )
 
     def add(self, verdict: Verdict, what: str, where: Where) -> None:
@@ -149,6 +161,8 @@ class Analysis:
         about, and a command stored in one (``PAGER='...'``) is checked like ``bash -c``."""
         name, _, value = word.text.partition("=")
         name = name.rstrip("+")
+        if self.confine_cd and name == "CDPATH":
+            self.add("deny", "sets `CDPATH`, which can send `cd` out of the project", where)
         if name in DANGEROUS_ENV:
             self.add("ask", f"sets `{name}`, which changes what programs run", where)
         if name in COMMAND_ENV and value and not word.dynamic:
@@ -316,6 +330,8 @@ class Analysis:
             return check_shell(self, name, args, where, piped, stdin_body)
         if name in INLINE_CODE_FLAGS:
             return check_interpreter(self, name, args, where, piped, stdin_body)
+        if name == "trap" and self.confine_cd and not check_trap(self, args, where):
+            return None
         if name in ("eval", "trap"):
             code = [w for w in args if not w.text.startswith("-")]
             if name == "trap":
@@ -356,14 +372,18 @@ class Analysis:
                 assigned = _ASSIGNMENT.match(word.text)
                 if assigned and assigned.group(1) in DANGEROUS_ENV:
                     self.add("ask", f"sets `{assigned.group(1)}`, which changes what runs", where)
+                if assigned and self.confine_cd and assigned.group(1) == "CDPATH":
+                    self.check_assignment(word, where)
             if name in ("declare", "typeset", "readonly"):
                 return f"`{name}` only sets variables"
         elif name in ("cd", "pushd"):
             operands = [w for w in args if not w.text.startswith("-") or w.text == "-"]
-            if operands:
+            if self.confine_cd and not check_cd(self, name, operands, where):
+                return None
+            if operands and not (name == "pushd" and STACK_INDEX.fullmatch(operands[0].text)):
                 self.places.change_directory(operands[0])
             else:
-                self.places.cwd_unknown = True  # the home directory
+                self.places.cwd_unknown = True  # the home directory, or a place on the stack
         elif name == "popd":
             self.places.cwd_unknown = True
         return None

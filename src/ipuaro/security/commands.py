@@ -27,7 +27,7 @@ user only: text read from the repository never changes it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,8 +128,16 @@ class CommandPolicy:
             raise ValueError(f"{name!r} is on the blacklist and cannot be allowed")
         self._session.add(normalised)
 
-    def decide(self, command: str) -> CommandDecision:
-        """allow / ask / deny for one command line, with the reason."""
+    def decide(
+        self, command: str, *, cwds: Sequence[Path] = (), confine_cd: bool = False
+    ) -> CommandDecision:
+        """allow / ask / deny for one command line, with the reason.
+
+        ``cwds``: where the command starts (a persistent shell's directory, logical and
+        physical; the project root when empty). ``confine_cd``: the shell keeps its directory
+        after the command, so a ``cd``/``pushd`` that leaves the project (or goes where only
+        run time knows: ``cd -``, ``cd ~``, bare ``cd``) is refused.
+        """
         refused = _refuse_text(command)
         if refused:
             return CommandDecision("deny", f"denied: {refused}")
@@ -142,7 +150,13 @@ class CommandPolicy:
         except RecursionError:
             return CommandDecision("deny", "denied: the command is nested too deeply to check")
         analysis = Analysis(
-            self.root, self.paths, self._blacklist, self.allowed_names, self.ask_for_unknown
+            self.root,
+            self.paths,
+            self._blacklist,
+            self.allowed_names,
+            self.ask_for_unknown,
+            start=[Path(c) for c in cwds],
+            confine_cd=confine_cd,
         )
         try:
             analysis.run(script)

@@ -28,8 +28,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALWAYS_HIDDEN_ENV",
+    "NON_INTERACTIVE_ENV",
     "SECRET_ENV_SUFFIXES",
     "CommandOutcome",
+    "OutputCapture",
     "cap_output",
     "command_timeout",
     "environment_without",
@@ -42,6 +44,7 @@ _READ_CHUNK = 65_536
 _DRAIN_GRACE_S = 0.2  # how long background children may keep the pipe after the shell exits
 _NON_INTERACTIVE = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 """Set for every command: nothing may wait for a terminal that is not there."""
+NON_INTERACTIVE_ENV = _NON_INTERACTIVE
 _STOPPED_NOTE = "\n[ipuaro: stopped background processes the command left running]\n"
 
 
@@ -272,6 +275,10 @@ class _Capture:
         if self.total <= self.limit:
             return bytes(self.head).decode("utf-8", "replace"), False
         return _compose(bytes(self.head), bytes(self.head + self.tail), self.total, self.limit)
+
+
+OutputCapture = _Capture
+"""Head-and-tail capture of a stream, shared with the persistent shell."""
 
 
 def cap_output(text: str, limit: int) -> tuple[str, bool]:

@@ -54,11 +54,14 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ipuaro.config.schema import Config
     from ipuaro.memory import PatchReport
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
+    from ipuaro.tools.shell_host import ShellHost
 
 
 @dataclass
@@ -141,6 +144,11 @@ class ToolContext:
     remember: Callable[[object, str], Awaitable[PatchReport]] | None = None
     """Checks a ``memory_patch``, asks the user and writes it (the core's
     ``propose_memory_patch``); None where nobody can confirm (``ipuaro tool``)."""
+    shell: ShellHost | None = None
+    """The session's persistent shell for ``run_command`` (None: a new process per call)."""
+    progress: Callable[[str], None] | None = None
+    """Where a running call sends output as it comes (set by the agent around a call that
+    runs alone; None otherwise). Only a display: the result still carries everything."""
 
 
 class ArgsModel(BaseModel):

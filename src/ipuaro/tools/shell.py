@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ipuaro.security.command_needs import needs_network, only_reads
 from ipuaro.security.commands import CommandDecision
@@ -29,6 +31,9 @@ from ipuaro.tools.base import (
     ToolOutcome,
     ToolRefused,
 )
+
+if TYPE_CHECKING:
+    from ipuaro.security.runner import CommandOutcome
 
 _log = logging.getLogger(__name__)
 _DENIED_WORDS = ("permission denied", "eacces", "operation not permitted", "eperm")
@@ -51,9 +56,17 @@ def sandbox_profile(ctx: ToolContext) -> SandboxProfile:
     return profile
 
 
-async def check_command(ctx: ToolContext, command: str, purpose: str) -> CommandDecision:
-    """The policy's decision once the user settled any question; ToolRefused otherwise."""
-    decision = ctx.commands.decide(command)
+async def check_command(
+    ctx: ToolContext,
+    command: str,
+    purpose: str,
+    *,
+    cwds: Sequence[Path] = (),
+    confine_cd: bool = False,
+) -> CommandDecision:
+    """The policy's decision once the user settled any question; ToolRefused otherwise.
+    ``cwds`` and ``confine_cd``: see :meth:`~ipuaro.security.commands.CommandPolicy.decide`."""
+    decision = ctx.commands.decide(command, cwds=cwds, confine_cd=confine_cd)
     if decision.verdict == "deny":
         raise ToolRefused(f"command refused by policy: {decision.reason}")
     profile = sandbox_profile(ctx)
@@ -149,12 +162,29 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
         cancel=ctx.cancel,
         sandbox=sandbox.with_network(online) if sandbox.active else None,
     )
+    return command_report(ctx, command, outcome, sandbox, online)
+
+
+def command_report(
+    ctx: ToolContext,
+    command: str,
+    outcome: CommandOutcome,
+    sandbox: SandboxProfile,
+    online: bool,
+    *,
+    where: str | None = None,
+    notes: Sequence[str] = (),
+    data: dict[str, object] | None = None,
+) -> ToolOutcome:
+    """What the model reads about a command that ran: ``$ command``, exit code and time (and
+    ``where`` it ran, when not the root), the capped output, then ``notes``."""
     status = f"exit code {outcome.exit_code}"
     if outcome.timed_out:
         status = f"stopped after {outcome.duration_s:.0f}s (timeout)"
     elif outcome.cancelled:
         status = "cancelled by the user"
-    header = f"$ {command}\n[{status}, {outcome.duration_s:.1f}s]"
+    place = f", in {where}" if where else ""
+    header = f"$ {command}\n[{status}, {outcome.duration_s:.1f}s{place}]"
     body = outcome.output.rstrip("\n") or "(no output)"
     if outcome.truncated:
         body += (
@@ -169,8 +199,10 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
             f"project, cannot read secrets outside it, and the network is {network}; a "
             "'Permission denied' above may come from it]"
         )
+    for note in notes:
+        body += f"\n{note}"
     text = f"{header}\n{body}"
-    data = {
+    facts: dict[str, object] = {
         "command": command,
         "exitCode": outcome.exit_code,
         "timedOut": outcome.timed_out,
@@ -178,9 +210,10 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
         "truncated": outcome.truncated,
         "durationS": round(outcome.duration_s, 3),
         "sandbox": sandbox.name if sandbox.active else "none",
+        **(data or {}),
     }
     if outcome.exit_code == 0 and not outcome.timed_out and not outcome.cancelled:
-        return ToolOutcome.ok(text, data=data)
+        return ToolOutcome.ok(text, data=facts)
     failed = ToolOutcome.fail(text)
-    failed.data = data
+    failed.data = facts
     return failed

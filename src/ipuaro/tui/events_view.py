@@ -29,6 +29,7 @@ from ipuaro.core.events import (
     ModeChanged,
     QueueChanged,
     ToolCallEnd,
+    ToolCallOutput,
     ToolCallStart,
     WatcherFailed,
 )
@@ -97,6 +98,11 @@ class EventView:
         elif isinstance(event, ToolCallStart):
             if app.config.display.show_tool_calls:
                 await (await chat.answer()).add(ToolLine(event.call.id, event.summary))
+        elif isinstance(event, ToolCallOutput):
+            block = chat.current
+            line = block.tool_line(event.call.id) if block is not None else None
+            if line is not None:
+                line.add_output(event.text)
         elif isinstance(event, ToolCallEnd):
             block = chat.current
             line = block.tool_line(event.call.id) if block is not None else None

@@ -27,6 +27,7 @@ from ipuaro.agent.events import (
     ErrorKind,
     ErrorRaised,
     ToolCallEnd,
+    ToolCallOutput,
     ToolCallStart,
 )
 from ipuaro.domain import ToolCall, ToolResult
@@ -170,11 +171,13 @@ class Dispatcher:
                 if len(group) > 1:
                     await _race(_run_all([self._run_one(c, records) for c in group]), cancel)
                 else:
-                    await _race(self._run_one(group[0], records), cancel)
+                    await _race(self._run_one(group[0], records, stream=True), cancel)
         except _Cancelled:
             aborted = "interrupted by the user"
         except AbortRequested as abort:
             aborted = f"aborted after an error: {abort}"
+        finally:
+            self.ctx.progress = None
         out: list[CallRecord] = []
         for call in calls:
             record = records.get(call.id)
@@ -196,7 +199,12 @@ class Dispatcher:
                 groups.append([call])
         return groups
 
-    async def _run_one(self, call: ToolCall, records: dict[str, CallRecord]) -> None:
+    async def _run_one(
+        self, call: ToolCall, records: dict[str, CallRecord], *, stream: bool = False
+    ) -> None:
+        """``stream``: the call runs alone, so its output may go to the display as it comes
+        (:class:`ToolCallOutput`); calls that run side by side get no ``progress``."""
+        self.ctx.progress = (lambda text: self.emit(ToolCallOutput(call, text))) if stream else None
         self.emit(ToolCallStart(call, call_summary(call)))
         started = time.perf_counter()
         blocked = await self.hooks.before_tool(call) if self.hooks is not None else None

@@ -14,6 +14,9 @@ ToolState = Literal["running", "ok", "failed", "refused"]
 
 RESULT_LINES = 40
 """Lines of a result shown when expanded; the rest is counted (the model saw it all, capped)."""
+LIVE_LINES = 12
+"""Lines of a running command's output shown under its line (the last ones)."""
+LIVE_KEEP_CHARS = 16_384
 
 
 def result_preview(text: str, limit: int = RESULT_LINES) -> str:
@@ -28,6 +31,7 @@ class ToolLine(Widget, can_focus=True):
     ToolLine { height: auto; }
     ToolLine > .tool-result { display: none; padding: 0 0 0 4; }
     ToolLine.-expanded > .tool-result { display: block; }
+    ToolLine.-live > .tool-result { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -40,6 +44,8 @@ class ToolLine(Widget, can_focus=True):
         self.summary = summary
         self.state: ToolState = "running"
         self.result_text = ""
+        self.live_text = ""
+        """Output of the running call so far (its tail), shown until the call ends."""
         self._head = Static(self._head_text(), classes="tool-head")
         self._body = Static("", classes="tool-result", markup=False)
 
@@ -55,7 +61,17 @@ class ToolLine(Widget, can_focus=True):
         text.append(mark, style=style[self.state])
         return text
 
+    def add_output(self, text: str) -> None:
+        """More output of the running call: its last lines show under the line."""
+        if self.state != "running":
+            return
+        self.live_text = (self.live_text + text)[-LIVE_KEEP_CHARS:]
+        tail = self.live_text.rstrip("\n").splitlines()[-LIVE_LINES:]
+        self._body.update(Text("\n".join(tail), style="dim"))
+        self.add_class("-live")
+
     def finish(self, state: ToolState, result_text: str) -> None:
+        self.remove_class("-live")
         self.state = state
         self.result_text = result_text
         self.set_class(state != "ok", "-failed")
