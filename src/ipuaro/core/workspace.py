@@ -51,8 +51,10 @@ from ipuaro.core.sessions import SessionArchive
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
+    from ipuaro.core.plan_apply import ApplyReport
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
+    from ipuaro.domain.plan import PlanRecord
     from ipuaro.llm.protocol import ModelClient
 
 
@@ -94,6 +96,7 @@ class Workspace:
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
+        self._stored_plan: PlanRecord | None = None
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -109,6 +112,9 @@ class Workspace:
         :class:`OpenError` naming what failed (the store, the session, the model server)."""
         workspace = cls(root, config, decider, options or WorkspaceOptions())
         workspace._attach(await workspace._build(config, workspace.options))
+        from ipuaro.core.plan_apply import finish_interrupted
+
+        workspace.ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, workspace))
         return workspace
 
     async def _build(
@@ -270,7 +276,11 @@ class Workspace:
         """Run one request (then any queued follow-ups) to its end; events stream meanwhile.
         Raises :class:`WorkspaceBusy` while another request runs."""
         from ipuaro.agent.run.loop import AgentBusy
+        from ipuaro.core.plan_apply import route_apply
 
+        applied = await route_apply(self, text)
+        if applied is not None:
+            return applied
         try:
             return await self.ctx.agent.send(text)
         except AgentBusy as error:
@@ -333,6 +343,35 @@ class Workspace:
         self.ctx.agent.set_plan_mode(on)
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
+
+    # --- plan → apply ---------------------------------------------------------------------
+
+    def stored_plan(self) -> PlanRecord | None:
+        """The plan ``ok`` / ``/apply`` / ``ipuaro run --apply`` applies (None: there is none)."""
+        return self._stored_plan
+
+    def store_plan(self, record: PlanRecord | None) -> None:
+        """Keep ``record`` as the plan to apply (None forgets it)."""
+        self._stored_plan = record
+
+    def forget_plan(self) -> None:
+        """The stored plan was applied: ``ok`` does not apply it twice."""
+        self.store_plan(None)
+
+    async def apply_plan(
+        self,
+        record: PlanRecord | None = None,
+        note: str = "",
+        default_commands: tuple[str, ...] = (),
+    ) -> ApplyReport:
+        """Check the plan (the stored one by default), show its change as ONE diff confirmed
+        once, write it as one transaction with one undo step, refresh the index, then offer
+        its ``commands_to_run`` (``default_commands`` when it names none). Never raises for a
+        bad plan: the report's status and codes say what happened (``core.plan_apply``)."""
+        from ipuaro.core.plan_apply import apply_plan
+
+        self._idle("apply")
+        return await apply_plan(self, record, note, default_commands)
 
     # --- sessions -------------------------------------------------------------------------
 

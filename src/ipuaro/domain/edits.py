@@ -38,6 +38,9 @@ class ConfirmDecision:
     choice: ConfirmChoice
     edited: dict[str, str] | None = None
     """Path -> replacement new text the user typed ([E] Edit); validated again before writing."""
+    rejected: frozenset[str] = frozenset()
+    """Files of a multi-file change the user turned down while applying the rest (a plan's
+    change in the TUI); the edit engine's own changes take all or nothing."""
 
 
 ConfirmCallback = Callable[[ConfirmRequest], Awaitable["ConfirmDecision | ConfirmChoice"]]

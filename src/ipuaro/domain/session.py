@@ -95,6 +95,13 @@ class UndoEntry(DomainModel):
     before the first byte is written and confirmed (set to None) after the last rename, so a
     kill in between leaves a pending entry whose writer is gone; undo then keeps it if the
     change (or part of it) reached the disk and drops it if not (see ``edits.undo``)."""
+    is_dir: bool = False
+    """A folder, not a file: ``previous_content`` / ``new_content`` are None where the folder
+    is absent and ``[]`` where it exists (a plan's CREATE_DIR / DELETE_DIR)."""
+    all_or_nothing: bool = False
+    """A change a kill cut short is completed when found (every new content is in its
+    entries), so its files are all old or all new; edits without it keep what reached the
+    disk for undo to put back."""
 
 
 class Session(DomainModel):
