@@ -133,8 +133,12 @@ class UndoManager:
         notices: list[str] = []
         for members in changes.values():
             ids = [e.id for e in members]
-            untouched = all(self._holds(e, e.previous_content) for e in members)
+            # Folders are made before any file is written: they alone are no progress.
+            writes = [e for e in members if not e.is_dir] or members
+            untouched = all(self._holds(e, e.previous_content) for e in writes)
             if untouched:
+                with contextlib.suppress(OSError, TransactionFailed):
+                    put_states(self.root, [(e, e.previous_content) for e in members if e.is_dir])
                 dropped += ids
                 files = ", ".join(e.file_path for e in members)
                 notices.append(
@@ -172,7 +176,8 @@ class UndoManager:
             self.reindex(changed, deleted)
         return (
             f"completed the change '{description}' that was interrupted after it had "
-            f"written part of its files: {len(members)} file(s) now hold its new content "
+            f"written part of its files: its {sum(not e.is_dir for e in members)} file(s) now "
+            "hold their new content "
             "(undo reverts all of it)"
         )
 

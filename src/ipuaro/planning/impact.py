@@ -6,8 +6,8 @@ that is gone (removed or renamed) or whose signature changed (parameters, return
 static) is looked up in the project's reference index: its uses in OTHER files that the plan
 does not touch are what may break —
 
-    may break: `apply_discount` (removed from pricing.py) — 3 call sites in 2 files not
-    updated: cart.py:5, checkout.py:4, checkout.py:9
+    may break: `apply_discount` (removed from pricing.py) — 5 uses (3 calls) in 2 files not
+    updated: cart.py:1, cart.py:5, checkout.py:1, checkout.py:4, checkout.py:9
 
 Uses are counted where the name can mean that symbol: files that import the defining file
 (the dependency graph), and for a method also files that name its class. A file the plan
@@ -62,11 +62,9 @@ class MayBreak:
     def line(self) -> str:
         files = sorted({use.path for use in self.uses})
         what = "removed from" if self.change == "removed" else "signature changed in"
-        count = (
-            f"{self.call_sites} call site{'s' if self.call_sites != 1 else ''}"
-            if self.call_sites
-            else f"{len(self.uses)} reference{'s' if len(self.uses) != 1 else ''}"
-        )
+        uses = f"{len(self.uses)} use{'s' if len(self.uses) != 1 else ''}"
+        if self.call_sites:
+            uses += f" ({self.call_sites} call{'s' if self.call_sites != 1 else ''})"
         shown = ", ".join(f"{u.path}:{u.line}" for u in self.uses[:MAX_SHOWN_USES])
         more = (
             f" and {len(self.uses) - MAX_SHOWN_USES} more"
@@ -76,7 +74,7 @@ class MayBreak:
         text = f"may break: `{self.symbol}` ({what} {self.path})"
         if self.uses:
             text += (
-                f" — {count} in {len(files)} file{'s' if len(files) != 1 else ''} not "
+                f" — {uses} in {len(files)} file{'s' if len(files) != 1 else ''} not "
                 f"updated: {shown}{more}"
             )
         if self.still_used_in_plan:
