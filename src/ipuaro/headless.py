@@ -9,6 +9,11 @@ is stopped.
 
 Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused: the run ended without
 an answer because of refusals · 4 a limit (``--max-turns``, the loop guard).
+
+``--apply`` applies the session's stored plan instead of sending a prompt: 0 applied (or a
+``NO_CHANGES:`` plan) · 1 not applied: no stored plan, a check failed (the ``ERR_…`` codes), a
+file changed since it was read, a write failed · 3 refused: it needs ``--auto-apply`` (the diff
+it would write is printed).
 """
 
 from __future__ import annotations
@@ -80,6 +85,9 @@ class HeadlessOptions:
     evaluate: bool = False
     """``--eval``: check the answer's citations against the index, then have the model
     critique it (without a prompt: the session's last answer)."""
+    apply: bool = False
+    """``--apply``: apply the session's stored plan (``prompt`` is a note kept with it);
+    written only with ``auto_apply``, else refused with the diff it would write."""
 
 
 class HeadlessDecider:
@@ -332,7 +340,7 @@ async def run_headless(
                 session_id=options.session_id,
                 new_session=options.new_session,
                 unattended=True,
-                prompt=options.prompt or None,
+                prompt=None if options.apply else (options.prompt or None),
             ),
         )
     except OpenError as error:
@@ -349,9 +357,18 @@ async def run_headless(
         printer = Printer(options.output, out, err)
         workspace.subscribe(printer)
         workspace.subscribe(_refusal_watcher(report))
-        end = await _run(workspace, options, err)
+        applied: dict[str, Any] | None = None
+        if options.apply:
+            from ipuaro.core.plan_apply import apply_as_answer
+
+            end, outcome = await apply_as_answer(workspace, "ipuaro run --apply", options.prompt)
+            applied = outcome.as_json()
+        else:
+            end = await _run(workspace, options, err)
         window = workspace.window.tokens
         payload = result_payload(end, workspace.session_id, workspace.model, window, report)
+        if applied is not None:
+            payload["apply"] = applied
         printer.final(payload)
         return int(payload["exitCode"])
     finally:

@@ -28,6 +28,15 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     help="Project folder (default: the current directory's project root).",
 )
 @click.option("--auto-apply", is_flag=True, help="Apply edits without confirmation.")
+@click.option(
+    "--apply",
+    "apply_plan",
+    is_flag=True,
+    help="Apply the stored plan of the most recent session (or --resume ID) instead of a "
+    "prompt; -p adds a note. Writes only with --auto-apply (else prints the diff, exit 3). "
+    "Exit codes: 0 applied, 1 not applied (no plan, a check failed, stale), 3 needs "
+    "--auto-apply.",
+)
 @click.option("--allow-commands", is_flag=True, help="Run commands the policy would ask about.")
 @click.option(
     "--output",
@@ -81,6 +90,7 @@ def command(
     model: str | None,
     evaluate: bool,
     on_error: str,
+    apply_plan: bool = False,
 ) -> None:
     import asyncio
 
@@ -90,13 +100,15 @@ def command(
               ("--new", new_flag)) if on]  # fmt: skip
     if len(chosen) > 1:
         fail(f"{' and '.join(chosen)} exclude each other: pick one")
-    if prompt is None and not evaluate:
+    if apply_plan and (evaluate or new_flag):
+        fail("--apply applies a stored plan: it goes with neither --eval nor --new")
+    if prompt is None and not evaluate and not apply_plan:
         fail('no request: pass it with -p "…" (or --eval to check the last answer)')
-    if prompt is None and not (session_id or continue_last):
+    if prompt is None and not apply_plan and not (session_id or continue_last):
         fail("--eval without -p checks a stored answer: name its session with --resume ID")
     if prompt == "-":
         prompt = sys.stdin.read()
-    if prompt is not None and not prompt.strip():
+    if prompt is not None and not prompt.strip() and not apply_plan:
         fail('the prompt is empty: pass the request with -p "…"')
     overrides = {"llm.maxTurns": max_turns, "llm.model": model, **llm_overrides()}
     root, config = load_project(project, overrides)
@@ -107,7 +119,9 @@ def command(
         allow_commands=allow_commands,
         on_error=on_error,  # type: ignore[arg-type]
         session_id=session_id,
-        new_session=not continue_last,  # like `claude -p`: a run starts afresh
+        # like `claude -p`: a run starts afresh; --apply continues the session that planned
+        new_session=not (continue_last or apply_plan),
         evaluate=evaluate,
+        apply=apply_plan,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

@@ -85,8 +85,26 @@ class ApplyReport:
     def reason(self) -> EndReason:
         return _REASONS.get(self.status, "error")
 
+    def as_json(self) -> dict[str, object]:
+        """For ``ipuaro run --apply --output json``."""
+        return {
+            "status": self.status,
+            "codes": list(self.codes),
+            "files": list(self.files),
+            "folders": list(self.folders),
+            "risks": list(self.risks),
+            "commands": [
+                {"command": c.command, "ran": c.ran, "success": c.success, "output": c.output}
+                for c in self.commands
+            ],
+            "note": self.note,
+            "diff": self.diff,
+        }
+
     def text(self) -> str:
         parts = [self.message]
+        if self.status == "refused" and self.diff:
+            parts.append(self.diff.rstrip("\n"))  # what would have been applied
         if self.risks:
             parts.append("Risks:\n" + "\n".join(f"- {risk}" for risk in self.risks))
         for run in self.commands:
@@ -122,6 +140,13 @@ async def route_apply(workspace: Workspace, text: str) -> AgentEnd | None:
 async def answer_with_apply(workspace: Workspace, text: str, note: str) -> AgentEnd:
     """Apply the stored plan as the answer to the user's ``text``: the exchange is kept in
     the session (so the model knows what was applied) and drawn like any answer."""
+    return (await apply_as_answer(workspace, text, note))[0]
+
+
+async def apply_as_answer(
+    workspace: Workspace, text: str, note: str
+) -> tuple[AgentEnd, ApplyReport]:
+    """:func:`answer_with_apply` with the report itself (``ipuaro run --apply``'s JSON)."""
     from ipuaro.agent.context.history import assistant_message, user_message
     from ipuaro.core.events import AgentEnd, AgentStart, MessageDelta, MessageEnd
     from ipuaro.domain import MessageStats
@@ -144,7 +169,7 @@ async def answer_with_apply(workspace: Workspace, text: str, note: str) -> Agent
         detail=None if report.reason == "done" else report.message.splitlines()[0],
     )
     workspace._emit(end)
-    return end
+    return end, report
 
 
 async def apply_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
