@@ -153,7 +153,7 @@ def test_deleting_the_file_breaks_its_importers(shop: Project) -> None:
 
 def test_names_the_plan_invents_are_flagged(shop: Project) -> None:
     plan = record(
-        [Action("CREATE_FILE", "src/fees.ts", "export function serviceFee(): number { return 1 }\n")],
+        [Action("CREATE_FILE", "src/fees.ts", "export function serviceFee() { return 1 }\n")],
         summary="Use `applyDiscount` with `computeLoyalty()` and add `serviceFee`",
         steps=[PlanStep("wire it", "call validateCoupon() from `Till.open`, see `cart.ts`")],
     )

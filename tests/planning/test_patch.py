@@ -42,8 +42,7 @@ def test_hunks_are_placed_despite_wrong_line_numbers_and_indentation() -> None:
     text = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
     # wrong header line, and the model dropped one level of indentation
     patch = (
-        "--- a/a.py\n+++ b/a.py\n@@ -40,2 +40,2 @@\n"
-        " def g(self):\n-    return 2\n+    return 3\n"
+        "--- a/a.py\n+++ b/a.py\n@@ -40,2 +40,2 @@\n def g(self):\n-    return 2\n+    return 3\n"
     )
     (section,) = parse_patch(patch)
     assert apply_hunks("a.py", text, section.hunks) == text.replace("return 2", "return 3")

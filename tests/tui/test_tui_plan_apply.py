@@ -1,0 +1,70 @@
+"""Applying a stored plan in the TUI: "ok" shows ONE panel with every file of the change,
+numbered; 1…9 turn a file down, Y applies the rest as one transaction, and Ctrl+Z undoes all
+of it at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ipuaro.domain.plan import Action
+from ipuaro.planning.actions import file_sha256
+from ipuaro.tui.widgets.diffview import DiffView
+from tests.planning.conftest import record
+from tests.stubs.model_server import ModelStubServer
+from tests.tui.conftest import MakeApp, chat_text, ready, settle, submit, until, wait_for_panel
+
+LOGIN = "src/auth/login.ts"
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if ".git" not in p.relative_to(root).parts and ".ipuaro" not in p.relative_to(root).parts
+    }
+
+
+async def test_ok_shows_one_panel_per_file_rejects_and_one_undo(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    login = (project / LOGIN).read_text()
+    plan = record(
+        [
+            Action("UPDATE_FILE", LOGIN, login + "// checked\n"),
+            Action("CREATE_FILE", "docs/plan.md", "# notes\n"),
+            Action("CREATE_FILE", "CHANGES.md", "changed\n"),
+        ],
+        read={LOGIN: file_sha256(login)},
+        summary="Mark login as checked and write notes",
+    )
+    before = snapshot(project)
+    app = make_app()
+    async with app.run_test(size=(110, 40)) as pilot:
+        await ready(pilot)
+        assert app.workspace is not None
+        app.workspace.store_plan(plan)
+        await submit(pilot, "ok")
+        panel = await wait_for_panel(pilot)
+        assert [v.change.path for v in panel.query(DiffView)] == [
+            LOGIN,
+            "docs/plan.md",
+            "CHANGES.md",
+        ]
+        labels = [str(label.content) for label in panel.query(".confirm-file")]
+        assert labels == [f"[1] ✓ {LOGIN}", "[2] ✓ docs/plan.md", "[3] ✓ CHANGES.md"]
+        await pilot.press("3")
+        await pilot.press("2", "2")  # turned down and taken back
+        await pilot.pause()
+        assert panel.rejected == {"CHANGES.md"}
+        assert "(rejected; 3 takes it back)" in str(list(panel.query(".confirm-file"))[2].content)
+        await pilot.press("y")
+        await settle(pilot)
+        assert (project / LOGIN).read_text().endswith("// checked\n")
+        assert (project / "docs/plan.md").read_text() == "# notes\n"
+        assert not (project / "CHANGES.md").exists()
+        text = chat_text(app)
+        assert "✓ applied (2 of 3 files)" in text
+        assert "Applied the plan as one change" in text
+        assert "rejected by the user: CHANGES.md" in text
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: snapshot(project) == before)
