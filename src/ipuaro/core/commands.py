@@ -82,21 +82,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("plan", "/plan [on|off]", "plan mode: no edits or commands", 0, 1, ("on", "off")),
     CommandSpec("model", "/model [NAME]", "show the model, or switch to NAME", max_args=1),
-    CommandSpec(
-        "apply",
-        "/apply [NOTE]",
-        "apply the stored plan: one diff, one confirmation, one undo step",
-        max_args=64,
-        operation=lambda workspace, args: _apply(workspace, args),
-    ),
 )
-
-
-async def _apply(workspace: Workspace, args: tuple[str, ...]) -> Reply:
-    from ipuaro.core.plan_apply import apply_command
-
-    return await apply_command(workspace, args)
-
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
 
@@ -108,6 +94,23 @@ def register(spec: CommandSpec) -> None:
     if spec.name in BY_NAME:
         raise ValueError(f"/{spec.name} exists already")
     BY_NAME[spec.name] = spec
+
+
+async def _apply(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.plan_apply import apply_command
+
+    return await apply_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "apply",
+        "/apply [NOTE]",
+        "apply the stored plan: one diff, one confirmation, one undo step",
+        max_args=64,
+        operation=_apply,
+    )
+)
 
 
 def unregister(name: str) -> None:
