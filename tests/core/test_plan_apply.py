@@ -283,3 +283,64 @@ async def test_commands_are_offered_one_by_one_after_the_change(
         report = await ws.apply_plan(default_commands=("echo remembered",))
         assert [c.command for c in report.commands] == ["echo remembered"]
         assert report.commands[0].ran and "remembered" in report.commands[0].output
+
+
+async def test_opening_completes_a_plan_a_kill_cut_short(
+    project: Path, server: ModelStubServer
+) -> None:
+    """Pending all-or-nothing entries of a dead writer, the change on disk in part: opening
+    the workspace writes the rest, says so, and one undo still reverts all of it."""
+    import subprocess
+    import sys
+    import time
+
+    from ipuaro.domain import UndoEntry
+    from ipuaro.store.factory import open_store
+    from tests.core.conftest import config_for
+
+    dead = int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    async with open_workspace(project, server, index=False) as opened:
+        killed = opened.workspace.session_id  # the session the killed apply ran in
+    (project / "a.txt").write_text("a new\n")  # renamed into place before the kill
+    (project / "b.txt").write_text("b old\n")  # never reached
+    store = open_store(config_for(project, server), project.resolve())
+    try:
+        for name, kind in (("made", "dir"), ("a.txt", "file"), ("b.txt", "file")):
+            store.push_undo(
+                killed,
+                UndoEntry(
+                    id=f"id-{name}",
+                    timestamp=time.time(),
+                    file_path=name,
+                    previous_content=None if kind == "dir" else [f"{name[0]} old\n"],
+                    new_content=[] if kind == "dir" else [f"{name[0]} new\n"],
+                    description="plan: two files",
+                    group="g1",
+                    group_size=3,
+                    pending=dead,
+                    is_dir=kind == "dir",
+                    all_or_nothing=True,
+                ),
+                10,
+            )
+    finally:
+        store.close()
+    async with open_workspace(project, server) as opened:
+        ws = opened.workspace
+        assert any(w.startswith("completed the change 'plan: two files'") for w in ws.warnings)
+        assert (project / "b.txt").read_text() == "b new\n"
+        assert (project / "made").is_dir()
+        assert ws.session_id != killed  # found in whichever session it ran
+        assert [e.pending for e in ws.ctx.store.list_undo(killed)] == [None, None, None]
+        ws.load_session(killed)
+        assert (await ws.undo()).done
+        assert (project / "a.txt").read_text() == "a old\n"
+        assert (project / "b.txt").read_text() == "b old\n"
+        assert not (project / "made").exists()
