@@ -35,6 +35,7 @@ from ipuaro.core.events import (
     ModelChanged,
     SessionSwitched,
 )
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
     Evaluation,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from ipuaro.core.calls import CallFacts
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
+    from ipuaro.domain.plan import PlanRecord
     from ipuaro.llm.protocol import ModelClient
 
 
@@ -94,6 +96,7 @@ class Workspace:
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
+        self._plans = PlanFlow(self)
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -243,7 +246,7 @@ class Workspace:
 
     @property
     def busy(self) -> bool:
-        return self._ctx is not None and self._ctx.agent.busy
+        return self._ctx is not None and (self._ctx.agent.busy or self._plans.busy)
 
     @property
     def context_usage(self) -> tuple[int, int]:
@@ -271,6 +274,9 @@ class Workspace:
         Raises :class:`WorkspaceBusy` while another request runs."""
         from ipuaro.agent.run.loop import AgentBusy
 
+        request = plan_request(text, self._plan_mode)
+        if request is not None:
+            return (await self._plans.run(request, text.strip())).end
         try:
             return await self.ctx.agent.send(text)
         except AgentBusy as error:
@@ -287,6 +293,7 @@ class Workspace:
 
     def abort(self) -> None:
         """Interrupt the running request (it ends with ``aborted``)."""
+        self._plans.abort()
         self.ctx.agent.abort()
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
@@ -333,6 +340,18 @@ class Workspace:
         self.ctx.agent.set_plan_mode(on)
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
+
+    # --- plan mode ------------------------------------------------------------------------
+
+    async def plan(self, request: str) -> PlanOutcome:
+        """Plan for ``request`` whatever the mode (``send`` does this in plan mode and for a
+        ``plan:`` prefix): the one-JSON plan, stored with the session. Raises
+        :class:`WorkspaceBusy` while another request runs."""
+        return await self._plans.run(request)
+
+    def last_plan(self) -> PlanRecord | None:
+        """The session's stored plan (what ``ok`` or ``ipuaro run --apply`` applies)."""
+        return self._plans.last_plan()
 
     # --- sessions -------------------------------------------------------------------------
 
