@@ -40,7 +40,9 @@ def reply(document: Any, prose: str = "") -> ScriptedReply:
 
 
 def asks(*requests: dict[str, Any]) -> ScriptedReply:
-    return reply({"mode": "fix-plan", "summary": "need context", "context_requests": list(requests)})
+    return reply(
+        {"mode": "fix-plan", "summary": "need context", "context_requests": list(requests)}
+    )
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
