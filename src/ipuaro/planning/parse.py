@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -59,34 +60,54 @@ class ReadPlan:
     """The reply used an older shape (a bare array, or root ``actions``)."""
 
 
-def extract_json(text: str) -> tuple[Any, Extraction]:
-    """The JSON value in ``text``; raises :class:`PlanReplyError` when there is none."""
-    stripped = text.strip()
-    if not stripped:
-        raise PlanReplyError("the reply is empty; answer with the one JSON object", text, "extract")
-    try:
-        return json.loads(stripped), "json"
-    except ValueError as whole:
-        first_error = f"{whole}"
+def json_candidates(text: str) -> Iterator[tuple[Any, Extraction]]:
+    """Every JSON value ``text`` may mean, best first: the whole text, fenced blocks, then
+    objects and arrays embedded in prose."""
+    whole = _loads(text.strip())
+    if whole is not _NOTHING:
+        yield whole, "json"
     for match in _FENCE.finditer(text):
-        try:
-            return json.loads(match.group(1).strip()), "fenced"
-        except ValueError:
-            continue
+        fenced = _loads(match.group(1).strip())
+        if fenced is not _NOTHING:
+            yield fenced, "fenced"
     decoder = json.JSONDecoder()
-    for index, char in enumerate(text):
-        if char not in "{[":
+    index = 0
+    while index < len(text):
+        if text[index] not in "{[":
+            index += 1
             continue
         try:
-            value, _end = decoder.raw_decode(text, index)
+            value, end = decoder.raw_decode(text, index)
         except ValueError:
+            index += 1
             continue
         if isinstance(value, dict) or (isinstance(value, list) and value):
-            return value, "embedded"
+            yield value, "embedded"
+        index = end
+
+
+_NOTHING = object()
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOTHING
+
+
+def extract_json(text: str) -> tuple[Any, Extraction]:
+    """The first JSON value in ``text``; raises :class:`PlanReplyError` when there is none."""
+    if not text.strip():
+        raise PlanReplyError("the reply is empty; answer with the one JSON object", text, "extract")
+    for found in json_candidates(text):
+        return found
+    try:
+        json.loads(text)
+    except ValueError as whole:
+        problem = str(whole)
     raise PlanReplyError(
-        f"the reply holds no JSON object (as a whole it is not JSON: {first_error})",
-        text,
-        "extract",
+        f"the reply holds no JSON object (as a whole it is not JSON: {problem})", text, "extract"
     )
 
 
@@ -139,18 +160,24 @@ def validation_errors(document: Any) -> list[str]:
 
 
 def read_plan(text: str) -> ReadPlan:
-    """Extract, normalise and validate the reply; raises :class:`PlanReplyError`."""
-    value, extraction = extract_json(text)
-    document, legacy = normalise(value)
-    errors = validation_errors(document)
-    if errors:
-        shown = errors[:MAX_ERRORS_QUOTED]
-        more = len(errors) - len(shown)
-        message = "the JSON does not match the plan schema:\n" + "\n".join(f"- {e}" for e in shown)
-        if more:
-            message += f"\n- … and {more} more"
-        raise PlanReplyError(message, text, "validate")
-    return ReadPlan(plan_from_document(document), document, extraction, legacy)
+    """Extract, normalise and validate the reply (the first candidate that is a valid plan);
+    raises :class:`PlanReplyError` with the first candidate's problems."""
+    extract_json(text)  # no JSON at all: that error, not a schema one
+    first_errors: list[str] | None = None
+    for value, extraction in json_candidates(text):
+        document, legacy = normalise(value)
+        errors = validation_errors(document)
+        if not errors:
+            return ReadPlan(plan_from_document(document), document, extraction, legacy)
+        if first_errors is None:
+            first_errors = errors
+    errors = first_errors or []
+    shown = errors[:MAX_ERRORS_QUOTED]
+    more = len(errors) - len(shown)
+    message = "the JSON does not match the plan schema:\n" + "\n".join(f"- {e}" for e in shown)
+    if more:
+        message += f"\n- … and {more} more"
+    raise PlanReplyError(message, text, "validate")
 
 
 def plan_from_document(document: dict[str, Any]) -> Plan:
