@@ -15,9 +15,9 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     "run",
     help=(
         "Run the agent headless on one prompt. Never asks: edits need --auto-apply, commands "
-        "the policy would ask about need --allow-commands. Exit codes: 0 done, 1 error, "
-        "3 no answer because of refusals (each refusal goes back to the model), 4 a limit "
-        "(max turns, loop guard)."
+        "the policy would ask about need --allow-commands. Exit codes: 0 done, 1 error "
+        "(with --plan: no valid plan), 3 no answer because of refusals (each refusal goes back "
+        "to the model), 4 a limit (max turns, loop guard)."
     ),
 )
 @click.option("-p", "--prompt", help='The request; "-" reads it from standard input.')
@@ -45,6 +45,13 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     show_default=True,
     help="text: the answer as it streams; json: one object at the end; stream-json: one "
     "event per line. JSON keys are camelCase (tool arguments stay as the model wrote them).",
+)
+@click.option(
+    "--plan",
+    "plan",
+    is_flag=True,
+    help="Plan mode: the model answers one JSON plan (nothing is changed); the plan is kept "
+    "with the session. With --output json the validated plan object is the result's `plan`.",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model turns (llm.maxTurns).")
 @click.option(
@@ -90,6 +97,7 @@ def command(
     model: str | None,
     evaluate: bool,
     on_error: str,
+    plan: bool,
     apply_plan: bool = False,
 ) -> None:
     import asyncio
@@ -100,8 +108,12 @@ def command(
               ("--new", new_flag)) if on]  # fmt: skip
     if len(chosen) > 1:
         fail(f"{' and '.join(chosen)} exclude each other: pick one")
-    if apply_plan and (evaluate or new_flag):
-        fail("--apply applies a stored plan: it goes with neither --eval nor --new")
+    if plan and evaluate:
+        fail("--plan and --eval exclude each other: a plan is checked when it is applied")
+    if plan and prompt is None:
+        fail('--plan needs the request: pass it with -p "…"')
+    if apply_plan and (evaluate or new_flag or plan):
+        fail("--apply applies a stored plan: it goes with neither --eval, --plan nor --new")
     if prompt is None and not evaluate and not apply_plan:
         fail('no request: pass it with -p "…" (or --eval to check the last answer)')
     if prompt is None and not apply_plan and not (session_id or continue_last):
@@ -122,6 +134,7 @@ def command(
         # like `claude -p`: a run starts afresh; --apply continues the session that planned
         new_session=not (continue_last or apply_plan),
         evaluate=evaluate,
+        plan=plan,
         apply=apply_plan,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

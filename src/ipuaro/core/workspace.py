@@ -35,6 +35,7 @@ from ipuaro.core.events import (
     ModelChanged,
     SessionSwitched,
 )
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
     Evaluation,
@@ -96,7 +97,7 @@ class Workspace:
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
-        self._stored_plan: PlanRecord | None = None
+        self._plans = PlanFlow(self)
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -249,7 +250,7 @@ class Workspace:
 
     @property
     def busy(self) -> bool:
-        return self._ctx is not None and self._ctx.agent.busy
+        return self._ctx is not None and (self._ctx.agent.busy or self._plans.busy)
 
     @property
     def context_usage(self) -> tuple[int, int]:
@@ -278,9 +279,12 @@ class Workspace:
         from ipuaro.agent.run.loop import AgentBusy
         from ipuaro.core.plan_apply import route_apply
 
-        applied = await route_apply(self, text)
+        applied = await route_apply(self, text)  # "ok" applies the stored plan, in plan mode too
         if applied is not None:
             return applied
+        request = plan_request(text, self._plan_mode)
+        if request is not None:
+            return (await self._plans.run(request, text.strip())).end
         try:
             return await self.ctx.agent.send(text)
         except AgentBusy as error:
@@ -297,6 +301,7 @@ class Workspace:
 
     def abort(self) -> None:
         """Interrupt the running request (it ends with ``aborted``)."""
+        self._plans.abort()
         self.ctx.agent.abort()
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
@@ -344,15 +349,32 @@ class Workspace:
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
 
+    # --- plan mode ------------------------------------------------------------------------
+
+    async def plan(self, request: str) -> PlanOutcome:
+        """Plan for ``request`` whatever the mode (``send`` does this in plan mode and for a
+        ``plan:`` prefix): the one-JSON plan, stored with the session. Raises
+        :class:`WorkspaceBusy` while another request runs."""
+        return await self._plans.run(request)
+
+    def last_plan(self) -> PlanRecord | None:
+        """The session's stored plan (what ``ok`` or ``ipuaro run --apply`` applies)."""
+        return self._plans.last_plan()
+
     # --- plan → apply ---------------------------------------------------------------------
 
     def stored_plan(self) -> PlanRecord | None:
-        """The plan ``ok`` / ``/apply`` / ``ipuaro run --apply`` applies (None: there is none)."""
-        return self._stored_plan
+        """The plan ``ok`` / ``/apply`` / ``ipuaro run --apply`` applies (None: there is none):
+        the session's stored plan."""
+        return self.last_plan()
 
     def store_plan(self, record: PlanRecord | None) -> None:
-        """Keep ``record`` as the plan to apply (None forgets it)."""
-        self._stored_plan = record
+        """Keep ``record`` with the session as the plan to apply (None forgets it)."""
+        from ipuaro.planning.record import record_to_json
+
+        session = self.ctx.session
+        session.plan = None if record is None else record_to_json(record)
+        self.ctx.sessions.save(session)
 
     def forget_plan(self) -> None:
         """The stored plan was applied: ``ok`` does not apply it twice."""

@@ -116,3 +116,6 @@ class Session(DomainModel):
     input_history: list[str] = Field(default_factory=list)
     model: str | None = None
     title: str | None = None
+    plan: dict[str, Any] | None = None
+    """The last validated plan of plan mode (``planning.record``: a ``PlanRecord`` as JSON),
+    kept so that ``ok`` or a later ``ipuaro run --apply`` applies it."""
