@@ -353,6 +353,9 @@ def check_disk(
             )
         return None  # folders on the way are created with the file, as the tools do
     if not where.exists():
+        created = {normal_path(a.path) for a in actions if a.kind == "CREATE_FILE"}
+        if normal_path(action.path) in created:
+            return None  # the plan creates it: ERR_CONFLICTING_ACTIONS already says so
         return _error(
             "ERR_TARGET_MISSING",
             index,
