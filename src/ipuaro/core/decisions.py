@@ -215,4 +215,8 @@ def resolve(question: Question, answer: Answer | str) -> Answer:
 
 def confirm_decision(answer: Answer) -> ConfirmDecision:
     choice = answer.choice if answer.choice in ("apply", "reject", "always") else "reject"
-    return ConfirmDecision(choice, edited=answer.edited, rejected=answer.rejected)  # type: ignore[arg-type]
+    return ConfirmDecision(
+        choice,  # type: ignore[arg-type]
+        edited=answer.edited,
+        rejected=answer.rejected,
+    )

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ipuaro.core.commands import Reply
+from ipuaro.core.commands import Reply, ReplyKind
 
 if TYPE_CHECKING:
     from ipuaro.core.events import AgentEnd, EndReason
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from ipuaro.domain.edits import ConfirmCallback, ConfirmDecision, ConfirmRequest
     from ipuaro.domain.plan import PlanRecord
     from ipuaro.planning.apply import PreparedApply
+
+log = logging.getLogger(__name__)
 
 APPLY_WORDS = frozenset({"ok", "ок", "apply", "применяй", "да"})
 APPLY_PREFIX = "apply:"
@@ -42,6 +45,12 @@ _REASONS: dict[str, EndReason] = {
     "no_changes": "done",
     "rejected": "refused",
     "refused": "refused",
+}
+_REPLY_KINDS: dict[str, ReplyKind] = {
+    "applied": "success",
+    "no_changes": "info",
+    "rejected": "warning",
+    "refused": "warning",
 }
 NO_PLAN = (
     "ERR_NO_PLAN: there is no stored plan to apply in this session; make one first "
@@ -150,6 +159,7 @@ async def apply_as_answer(
     from ipuaro.agent.context.history import assistant_message, user_message
     from ipuaro.core.events import AgentEnd, AgentStart, MessageDelta, MessageEnd
     from ipuaro.domain import MessageStats
+    from ipuaro.store.protocol import StoreError
 
     ctx = workspace.ctx
     workspace._emit(AgentStart(workspace.session_id, text))
@@ -160,7 +170,10 @@ async def apply_as_answer(
     session = ctx.session
     session.history.append(user_message(text))
     session.history.append(assistant_message(answer, []))
-    ctx.sessions.save(session)
+    try:
+        ctx.sessions.save(session)
+    except StoreError as error:  # the change stands; the session is saved again on exit
+        log.warning("session not saved after apply: %s", error)
     end = AgentEnd(
         answer=answer,
         reason=report.reason,
@@ -175,13 +188,7 @@ async def apply_as_answer(
 async def apply_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
     """``/apply [NOTE]``."""
     report = await workspace.apply_plan(note=" ".join(args))
-    kind: Literal["success", "warning", "error", "info"] = {
-        "applied": "success",
-        "no_changes": "info",
-        "rejected": "warning",
-        "refused": "warning",
-    }.get(report.status, "error")  # type: ignore[assignment]
-    return Reply(report.text(), kind)
+    return Reply(report.text(), _REPLY_KINDS.get(report.status, "error"))
 
 
 async def apply_plan(

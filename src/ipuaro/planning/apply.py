@@ -152,6 +152,7 @@ def prepare(record: PlanRecord, paths: PathPolicy, store: Store | None) -> Prepa
     a plan with no actions and no patch is ``ERR_EMPTY_PLAN`` (callers say ``NO_CHANGES:``
     plans apart first: :attr:`Plan.no_changes`)."""
     from ipuaro.edits.diffs import unified_diff
+    from ipuaro.edits.text import new_file_text
     from ipuaro.planning.impact import check_impact
     from ipuaro.security.content import conform_to
 
@@ -179,8 +180,6 @@ def prepare(record: PlanRecord, paths: PathPolicy, store: Store | None) -> Prepa
         if action.kind == "CREATE_DIR":
             _add_missing_dirs(root, rel, created, include_self=True)
         elif action.kind == "CREATE_FILE":
-            from ipuaro.edits.text import new_file_text
-
             _add_missing_dirs(root, str(PurePosixPath(rel).parent), created, include_self=True)
             changes.append(FileChange(rel, None, new_file_text(action.content or "")))
         elif action.kind == "UPDATE_FILE":
