@@ -312,6 +312,7 @@ async def test_opening_completes_a_plan_a_kill_cut_short(
     (project / "b.txt").write_text("b old\n")  # never reached
     store = open_store(config_for(project, server), project.resolve())
     try:
+        store.set_config("applying", {"session": killed, "group": "g1"})
         for name, kind in (("made", "dir"), ("a.txt", "file"), ("b.txt", "file")):
             store.push_undo(
                 killed,
@@ -339,6 +340,7 @@ async def test_opening_completes_a_plan_a_kill_cut_short(
         assert (project / "made").is_dir()
         assert ws.session_id != killed  # found in whichever session it ran
         assert [e.pending for e in ws.ctx.store.list_undo(killed)] == [None, None, None]
+        assert ws.ctx.store.get_config("applying") is None
         ws.load_session(killed)
         assert (await ws.undo()).done
         assert (project / "a.txt").read_text() == "a old\n"

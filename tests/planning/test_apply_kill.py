@@ -112,8 +112,10 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
 def recover(db: Path, root: Path) -> tuple[list[str], UndoManager, SqliteStore]:
     """What opening the workspace does (``core.plan_apply.finish_interrupted``)."""
     store = SqliteStore(db, PROJECT)
+    marker = store.get_config("applying")  # left by the killed writer: where to look
+    assert marker is not None and marker["session"] == "s1"
     indexer = Indexer(root, Config(), store)
-    manager = UndoManager(store, "s1", root, indexer.update_paths, limit=10)
+    manager = UndoManager(store, marker["session"], root, indexer.update_paths, limit=10)
     return manager.settle(), manager, store
 
 

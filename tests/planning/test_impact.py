@@ -166,3 +166,20 @@ def test_names_the_plan_invents_are_flagged(shop: Project) -> None:
         "unknown symbol: `validateCoupon` is named by the plan but neither defined nor used "
         "anywhere in the index (nor defined by the plan)",
     ]
+
+
+def test_preview_for_showing_with_the_plan(shop: Project) -> None:
+    from ipuaro.planning.apply import preview
+
+    renamed = record(
+        [pricing(shop, "function applyDiscount", "function applyRebate")],
+        read=shop.read("src/pricing.ts"),
+    )
+    assert [line.split(" — ")[0] for line in preview(renamed, shop.paths, shop.store)] == [
+        "may break: `applyDiscount` (removed from src/pricing.ts)"
+    ]
+    blind = record([pricing(shop, "function applyDiscount", "function applyRebate")])
+    (line,) = preview(blind, shop.paths, shop.store)
+    assert line.startswith("ERR_UPDATE_WITHOUT_BASE: action 1 (UPDATE_FILE src/pricing.ts)")
+    assert preview(record(summary="NO_CHANGES: fine"), shop.paths, shop.store) == []
+    assert (shop.root / "src/pricing.ts").read_text() == SHOP["src/pricing.ts"]

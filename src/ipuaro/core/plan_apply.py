@@ -427,24 +427,27 @@ def _agreed(command: str, confirm: ConfirmCallback) -> ConfirmCallback:
 
 
 def finish_interrupted(workspace: Workspace) -> list[str]:
-    """At opening: a plan's change a kill cut short, in any session of the project, is
-    completed (all files new), and one written by nobody yet is dropped (all files old);
-    the notices of completed changes are returned for the start-up warnings."""
+    """At opening: a plan's change a kill cut short (the store's ``applying`` key names its
+    session) is completed — all files new — or, if it wrote nothing yet, dropped — all files
+    old. Returns the notice of a completed change for the start-up warnings."""
     from ipuaro.edits.undo import UndoManager
     from ipuaro.store.protocol import StoreError
 
     ctx = workspace.ctx
-    notices: list[str] = []
     try:
-        sessions = ctx.store.list_sessions()
-        for session_id in sessions:
-            pending = [e for e in ctx.store.list_undo(session_id) if e.pending is not None]
-            if not any(e.all_or_nothing for e in pending):
-                continue
-            manager = UndoManager(
-                ctx.store, session_id, ctx.root, ctx.tool_ctx.reindex, ctx.config.undo.stack_size
-            )
-            notices += [n for n in manager.settle() if "complete" in n]
+        marker = ctx.store.get_config("applying")
+        if not isinstance(marker, dict) or not isinstance(marker.get("session"), str):
+            return []
+        manager = UndoManager(
+            ctx.store, marker["session"], ctx.root, ctx.tool_ctx.reindex, ctx.config.undo.stack_size
+        )
+        if any(e.pending is not None for e in ctx.store.list_undo(marker["session"])):
+            notices = [n for n in manager.settle() if "complete" in n]
+            if any(e.pending is not None for e in ctx.store.list_undo(marker["session"])):
+                return notices  # its writer is still alive: another ipuaro is applying it
+        else:
+            notices = []
+        ctx.store.set_config("applying", None)
     except StoreError as error:
-        notices.append(f"could not check for an interrupted plan apply: {error}")
+        return [f"could not check for an interrupted plan apply: {error}"]
     return notices

@@ -6,7 +6,7 @@ keeps its line endings) plus the folders created and removed, draws ONE multi-fi
 checks the change against the index (``planning.impact``). :func:`commit` writes it:
 
 1. one undo entry per file and folder, all of one group, marked ``all_or_nothing`` and pending,
-   is stored before anything is written;
+   is stored before anything is written (and the store's ``applying`` key names the session);
 2. folders are made, the files written as one transaction (``edits.transaction``: a failure
    puts every file back byte for byte), folders removed;
 3. the entries are confirmed and the index is brought up to date.
@@ -313,6 +313,7 @@ def commit(
         )
     for folder in prepared.dirs_removed:
         entry(folder, [], None, is_dir=True)
+    store.set_config("applying", {"session": session_id, "group": group})
     for item in entries:
         store.push_undo(session_id, item, max(undo_limit, len(entries)), "undo")
     ids = [item.id for item in entries]
@@ -320,8 +321,10 @@ def commit(
         put_states(root, [(item, item.new_content) for item in entries])
     except (TransactionFailed, OSError) as error:
         store.settle_undo(session_id, confirmed=(), dropped=ids)
+        store.set_config("applying", None)
         return Committed(False, f"nothing was applied: {error}")
     store.settle_undo(session_id, confirmed=ids)
+    store.set_config("applying", None)
     store.clear_undo(session_id, "redo")
     changed = [c.path for c in prepared.changes if c.new_text is not None]
     deleted = [c.path for c in prepared.changes if c.new_text is None]
@@ -358,3 +361,16 @@ def _folders_under(root: Path, rel: str) -> list[str]:
     for dirpath, dirnames, _files in os.walk(root / rel):
         found += [Path(dirpath, d).relative_to(root).as_posix() for d in dirnames]
     return sorted(found, key=lambda d: -d.count("/"))
+
+
+def preview(record: PlanRecord, paths: PathPolicy, store: Store | None) -> list[str]:
+    """What applying would say about the plan now, to show with it before the user says ok:
+    every failed check (``ERR_…`` lines), else the risks the index finds (may break, unknown
+    names). Empty for a ``NO_CHANGES:`` plan. Never raises for a bad plan."""
+    if record.plan.no_changes:
+        return []
+    try:
+        prepared = prepare(record, paths, store)
+    except PlanInvalid as invalid:
+        return [error.message for error in invalid.errors]
+    return prepared.impact.risks() if prepared.impact is not None else []
