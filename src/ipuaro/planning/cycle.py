@@ -163,9 +163,8 @@ class PlanCycle:
                 continue
             repaired = False
             if read.extraction != "json":
-                self.log_event(
-                    "LLM_RESPONSE_FORMAT_FALLBACK", reason=f"json {read.extraction} in prose"
-                )
+                reason = f"the JSON was {read.extraction} in prose"
+                self.log_event("LLM_RESPONSE_FORMAT_FALLBACK", reason=reason)
             self.log_event(
                 "LLM_RESPONSE_OK",
                 mode=read.plan.mode,

@@ -62,14 +62,21 @@ class DietResult:
 
 
 def truncate_middle(text: str, limit: int) -> tuple[str, int]:
-    """``text`` cut to about ``limit`` characters: head 60 %, tail 40 %, a marker between.
-    Returns (text, characters cut); 0 when it fitted."""
+    """``text`` cut to at most ``limit`` characters, the marker included: head 60 %, tail
+    40 %, ``...[TRUNCATED N chars]...`` between. Returns (text, characters cut); 0 when it
+    fitted."""
     if len(text) <= limit:
         return text, 0
-    head = int(limit * HEAD_SHARE)
-    tail = limit - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n...[TRUNCATED {cut} chars]...\n{text[len(text) - tail :]}", cut
+    reserve = len(_marker(len(text)))
+    keep = max(0, limit - reserve)
+    head = int(keep * HEAD_SHARE)
+    tail = keep - head
+    cut = len(text) - keep
+    return f"{text[:head]}{_marker(cut)}{text[len(text) - tail :]}", cut
+
+
+def _marker(cut: int) -> str:
+    return f"\n...[TRUNCATED {cut} chars]...\n"
 
 
 def apply_diet(blocks: list[ContextBlock], limits: DietLimits) -> DietResult:

@@ -52,7 +52,8 @@ def lock_files(root: Path) -> list[str]:
 
 def package_managers(root: Path) -> list[str]:
     managers = [LOCKS[name] for name in lock_files(root)]
-    if not managers and (root / "package.json").is_file():
+    js = ("npm", "yarn", "pnpm", "bun")
+    if not any(m in managers for m in js) and (root / "package.json").is_file():
         managers.append("npm")
     if not any(m in managers for m in ("uv", "poetry", "pipenv", "pdm")) and (
         (root / "pyproject.toml").is_file() or any(root.glob("requirements*.txt"))
