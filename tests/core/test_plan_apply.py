@@ -346,3 +346,75 @@ async def test_opening_completes_a_plan_a_kill_cut_short(
         assert (project / "a.txt").read_text() == "a old\n"
         assert (project / "b.txt").read_text() == "b old\n"
         assert not (project / "made").exists()
+
+
+async def test_request_two_context_rounds_plan_ok_one_change_one_undo(
+    project: Path, server: ModelStubServer
+) -> None:
+    """The whole story with a scripted model: a plan request, two rounds of context (a file
+    and a search, then the test file), the plan shown and stored, "ok", ONE confirmation of a
+    two-file diff, one transaction, and one undo that restores every file byte for byte."""
+    import json
+
+    pricing = (project / PRICING).read_text()
+    checks = (project / "tests/cart_checks.py").read_text()
+    final = {
+        "mode": "fix-plan",
+        "summary": "Lower the discount cap from 50 % to 40 % and fix its test",
+        "questions": [],
+        "context_requests": [],
+        "plan": [{"step": "Change MAX_DISCOUNT_PERCENT", "details": "40 in shop/pricing.py"}],
+        "proposed_changes": {
+            "actions": [
+                {
+                    "kind": "UPDATE_FILE",
+                    "path": PRICING,
+                    "content": pricing.replace("= 50", "= 40"),
+                },
+                {
+                    "kind": "UPDATE_FILE",
+                    "path": "tests/cart_checks.py",
+                    "content": checks.replace("500", "600"),
+                },
+            ],
+            "commands_to_run": [],
+        },
+        "risks": [],
+        "memory_patch": {},
+    }
+    rounds = [
+        {
+            "mode": "fix-plan",
+            "summary": "Need the pricing code first.",
+            "context_requests": [
+                {"type": "read_file", "path": PRICING},
+                {"type": "search", "query": "apply_discount"},
+            ],
+        },
+        {
+            "mode": "fix-plan",
+            "summary": "Need the test.",
+            "context_requests": [{"type": "read_file", "path": "tests/cart_checks.py"}],
+        },
+    ]
+    steps = [ScriptedReply(text=json.dumps(document)) for document in [*rounds, final]]
+    decider = RecordingDecider({ConfirmChange: "apply"})
+    async with open_workspace(project, server, steps, decider=decider) as opened:
+        ws = opened.workspace
+        before = snapshot(project)
+        planned = await ws.send("plan: lower the discount cap to 40 %")
+        assert planned.reason == "done", planned.detail
+        assert len(server.chat_requests()) == 3  # two context rounds, then the plan
+        assert "Lower the discount cap" in planned.answer
+        assert snapshot(project) == before  # planning writes nothing
+        record = ws.stored_plan()
+        assert record is not None and set(record.read_files) >= {PRICING, "tests/cart_checks.py"}
+        applied = await ws.send("ok")
+        assert applied.reason == "done", applied.answer
+        (question,) = decider.of(ConfirmChange)
+        assert [f.path for f in question.request.files] == [PRICING, "tests/cart_checks.py"]
+        assert "MAX_DISCOUNT_PERCENT = 40" in (project / PRICING).read_text()
+        assert applied.changes == (PRICING, "tests/cart_checks.py")
+        assert (await ws.undo()).done
+        assert snapshot(project) == before
+        assert not (await ws.undo()).done
