@@ -68,3 +68,62 @@ async def test_ok_shows_one_panel_per_file_rejects_and_one_undo(
         assert "rejected by the user: CHANGES.md" in text
         await pilot.press("ctrl+z")
         await until(pilot, lambda: snapshot(project) == before)
+
+
+async def test_plan_with_two_context_rounds_then_ok_then_ctrl_z(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    """Typed as a user would: a plan request, two context rounds, the plan drawn, "ok", the one
+    panel, Y, and Ctrl+Z restoring every file byte for byte."""
+    import json
+
+    from tests.tui.conftest import play, reply
+
+    login = (project / LOGIN).read_text()
+    rounds = [
+        {
+            "mode": "fix-plan",
+            "summary": "Need login.ts.",
+            "context_requests": [{"type": "read_file", "path": LOGIN}],
+        },
+        {
+            "mode": "fix-plan",
+            "summary": "Need the token code.",
+            "context_requests": [{"type": "search", "query": "verifyToken"}],
+        },
+    ]
+    final = {
+        "mode": "fix-plan",
+        "summary": "Log failed logins and document it",
+        "questions": [],
+        "context_requests": [],
+        "plan": [{"step": "Add a log line", "details": "in login.ts"}],
+        "proposed_changes": {
+            "actions": [
+                {"kind": "UPDATE_FILE", "path": LOGIN, "content": login + "// logged\n"},
+                {"kind": "CREATE_FILE", "path": "docs/login.md", "content": "# Login\n"},
+            ],
+            "commands_to_run": [],
+        },
+        "risks": [],
+        "memory_patch": {},
+    }
+    script = play(stub, *(reply(json.dumps(d)) for d in [*rounds, final]))
+    before = snapshot(project)
+    app = make_app()
+    async with app.run_test(size=(110, 40)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "plan: log failed logins")
+        await settle(pilot)
+        assert len(script.bodies) == 3
+        assert "Log failed logins and document it" in chat_text(app)
+        assert snapshot(project) == before
+        await submit(pilot, "ok")
+        panel = await wait_for_panel(pilot)
+        assert [v.change.path for v in panel.query(DiffView)] == [LOGIN, "docs/login.md"]
+        await pilot.press("y")
+        await settle(pilot)
+        assert (project / LOGIN).read_text().endswith("// logged\n")
+        assert (project / "docs/login.md").exists()
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: snapshot(project) == before)
