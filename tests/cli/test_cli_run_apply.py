@@ -1,6 +1,7 @@
 """``ipuaro run --plan`` then ``ipuaro run --apply`` as real processes against the stub model
-server: the plan is stored with the session, a later process applies it (only with
---auto-apply; else it prints the diff and exits 3), and with no stored plan says so (exit 1)."""
+server: two context rounds, the plan stored with the session, a later process applies it (only
+with --auto-apply; else it prints the diff and exits 3), and with no stored plan says so
+(exit 1)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,20 @@ def test_plan_then_apply_in_later_processes(
     tmp_path: Path,
 ) -> None:
     env = run_env(tmp_path, model_server)
-    model_server.responder = ScriptedModel([ScriptedReply(text=json.dumps(PLAN))])
+    rounds = [
+        {"mode": "fix-plan", "summary": "look", "context_requests": [{"type": "env"}]},
+        {
+            "mode": "fix-plan",
+            "summary": "look more",
+            "context_requests": [{"type": "read_file", "path": "README.md"}],
+        },
+    ]
+    replies = [ScriptedReply(text=json.dumps(d)) for d in [*rounds, PLAN]]
+    model_server.responder = ScriptedModel(replies)
     planned = run(project, env, "--plan", "-p", "add a changelog", "--output", "json")
     assert planned.returncode == 0, planned.stderr + planned.stdout
     session = json.loads(planned.stdout)["sessionId"]
+    assert len(model_server.chat_requests()) == 3  # two context rounds, then the plan
 
     preview = run(project, env, "--apply")
     assert preview.returncode == 3, preview.stderr
