@@ -163,7 +163,11 @@ async def apply_as_answer(
 
     ctx = workspace.ctx
     workspace._emit(AgentStart(workspace.session_id, text))
-    report = await workspace.apply_plan(note=note)
+    try:
+        report = await workspace.apply_plan(note=note)
+    except Exception as error:  # a bug must not leave a front end waiting for the end
+        log.exception("apply failed")
+        report = ApplyReport("failed", f"applying failed: {type(error).__name__}: {error}")
     answer = report.text()
     workspace._emit(MessageDelta(answer))
     workspace._emit(MessageEnd(answer))

@@ -20,6 +20,7 @@ file byte for byte, created files and folders removed, removed ones back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -43,6 +44,7 @@ from ipuaro.planning.actions import (
     normal_path,
     ordered,
 )
+from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
     from ipuaro.domain.edits import Reindex
@@ -313,18 +315,28 @@ def commit(
         )
     for folder in prepared.dirs_removed:
         entry(folder, [], None, is_dir=True)
-    store.set_config("applying", {"session": session_id, "group": group})
-    for item in entries:
-        store.push_undo(session_id, item, max(undo_limit, len(entries)), "undo")
     ids = [item.id for item in entries]
+    try:
+        store.set_config("applying", {"session": session_id, "group": group})
+        for item in entries:
+            store.push_undo(session_id, item, max(undo_limit, len(entries)), "undo")
+    except StoreError as error:
+        with contextlib.suppress(StoreError):
+            store.settle_undo(session_id, confirmed=(), dropped=ids)
+        why = f"the undo history could not be stored ({error})"
+        return Committed(False, f"nothing was applied: {why}")
     try:
         put_states(root, [(item, item.new_content) for item in entries])
     except (TransactionFailed, OSError) as error:
         store.settle_undo(session_id, confirmed=(), dropped=ids)
         store.set_config("applying", None)
         return Committed(False, f"nothing was applied: {error}")
-    store.settle_undo(session_id, confirmed=ids)
-    store.set_config("applying", None)
+    settle_note = ""
+    try:
+        store.settle_undo(session_id, confirmed=ids)
+        store.set_config("applying", None)
+    except StoreError as error:  # the files stand; the next opening confirms the entries
+        settle_note = f"(the undo entries could not be confirmed yet: {error})"
     store.clear_undo(session_id, "redo")
     changed = [c.path for c in prepared.changes if c.new_text is not None]
     deleted = [c.path for c in prepared.changes if c.new_text is None]
@@ -333,7 +345,7 @@ def commit(
         reindex(changed, deleted)
     except Exception as error:  # the files stand; the watcher or the next index catches up
         note = f"(the files were written but re-indexing failed: {error})"
-    return Committed(True, "applied", group, note)
+    return Committed(True, "applied", group, " ".join(n for n in (note, settle_note) if n))
 
 
 def _read_text(root: Path, rel: str) -> str | None:
