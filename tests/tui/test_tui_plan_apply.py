@@ -127,3 +127,21 @@ async def test_plan_with_two_context_rounds_then_ok_then_ctrl_z(
         assert (project / "docs/login.md").exists()
         await pilot.press("ctrl+z")
         await until(pilot, lambda: snapshot(project) == before)
+
+
+def test_only_a_plans_change_offers_per_file_reject() -> None:
+    import asyncio
+
+    from ipuaro.domain.edits import ConfirmRequest, FileChange
+    from ipuaro.tui.widgets.diffview import ConfirmPanel, DiffOptions
+
+    files = [FileChange("a.py", "a\n", "b\n"), FileChange("c.py", None, "c\n")]
+    loop = asyncio.new_event_loop()
+    try:
+        future = loop.create_future()
+        edit = ConfirmRequest(kind="edit", title="Edit a.py, c.py", description="", files=files)
+        plan = ConfirmRequest(kind="edit", title="A", description="", files=files, per_file=True)
+        assert not ConfirmPanel(edit, DiffOptions(), future).per_file
+        assert ConfirmPanel(plan, DiffOptions(), future).per_file
+    finally:
+        loop.close()

@@ -328,6 +328,7 @@ async def _confirm(
         description=confirm_text(prepared, note),
         diff=diff,
         files=list(prepared.changes),
+        per_file=True,
     )
     answer = await confirm(request)
     decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)

@@ -31,6 +31,9 @@ class ConfirmRequest:
     files: list[FileChange] = field(default_factory=list)
     """Per-file old/new text for the UI's own diff view."""
     command: str | None = None
+    per_file: bool = False
+    """Files may be turned down one by one (``ConfirmDecision.rejected``): a plan's change.
+    An edit's files go together, all or none."""
 
 
 @dataclass(frozen=True)

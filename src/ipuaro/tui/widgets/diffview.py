@@ -83,7 +83,7 @@ class ConfirmPanel(Vertical, can_focus=True):
         self.editable = not self.deleting and any(f.new_text is not None for f in request.files)
         self.rejected: set[str] = set()
         """Files turned down with 1…9 (only when the change has several)."""
-        self.per_file = len(request.files) > 1
+        self.per_file = request.per_file and len(request.files) > 1
 
     def compose(self) -> Any:
         yield Static(Text(self.request.title, style="bold"), classes="confirm-title")
