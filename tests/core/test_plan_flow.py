@@ -197,3 +197,22 @@ async def test_interrupting_a_plan_ends_it_at_once_and_keeps_nothing(
         assert workspace.last_plan() is None
         assert not workspace.busy
         assert workspace.history()[-1].content == "plan: cap the discount"
+
+
+async def test_auto_context_cuts_are_told_to_the_user_and_the_model(
+    project: Path, server: ModelStubServer
+) -> None:
+    big = project / "shop" / "big.py"
+    big.write_text("".join(f"value_{n} = {n}\n" for n in range(200)))
+    request = f'boom\n  File "{big}", line 100, in <module>\nKeyError: 3'
+    async with open_workspace(
+        project, server, [reply(FINAL_PLAN)], **{"plan.maxFileChars": 1000}
+    ) as opened:
+        end = await opened.workspace.send(f"plan: {request}")
+        assert end.reason == "done"
+        [auto] = opened.of_type("plan_context_round")
+        assert auto.number == 0 and auto.blocks == ("FILE[shop/big.py] lines 20-180 of 200",)
+        assert auto.cuts[0].startswith("shop/big.py: cut to its first and last lines")
+        first = user_texts(opened.model.bodies[0])[-1]
+        assert "CONTEXT_NOTES (what the app cut to fit its limits):\n- shop/big.py: cut" in first
+        assert "...[TRUNCATED" in first
