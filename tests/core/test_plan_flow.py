@@ -166,3 +166,53 @@ async def test_plan_mode_routes_every_request_and_a_traceback_pulls_its_frames(
         assert "site-packages" not in first.split("AUTO_CONTEXT", 1)[1]
         auto = opened.of_type("plan_context_round")
         assert auto[0].number == 0
+
+
+async def test_interrupting_a_plan_ends_it_at_once_and_keeps_nothing(
+    project: Path, server: ModelStubServer
+) -> None:
+    import asyncio
+    import time
+
+    from ipuaro.core.errors import WorkspaceBusy
+
+    slow = ScriptedReply(text=json.dumps(FINAL_PLAN), first_token_delay=30.0)
+    async with open_workspace(project, server, [slow]) as opened:
+        workspace = opened.workspace
+        task = asyncio.create_task(workspace.send("plan: cap the discount"))
+        while not opened.of_type("turn_start"):
+            await asyncio.sleep(0.01)
+        assert workspace.busy
+        try:
+            await workspace.send("something else")
+        except WorkspaceBusy as busy:
+            assert "a plan is being made" in str(busy)
+        else:
+            raise AssertionError("a second request ran beside the plan")
+        started = time.monotonic()
+        workspace.abort()
+        end = await asyncio.wait_for(task, 5)
+        assert time.monotonic() - started < 2
+        assert end.reason == "aborted"
+        assert workspace.last_plan() is None
+        assert not workspace.busy
+        assert workspace.history()[-1].content == "plan: cap the discount"
+
+
+async def test_auto_context_cuts_are_told_to_the_user_and_the_model(
+    project: Path, server: ModelStubServer
+) -> None:
+    big = project / "shop" / "big.py"
+    big.write_text("".join(f"value_{n} = {n}\n" for n in range(200)))
+    request = f'boom\n  File "{big}", line 100, in <module>\nKeyError: 3'
+    async with open_workspace(
+        project, server, [reply(FINAL_PLAN)], **{"plan.maxFileChars": 1000}
+    ) as opened:
+        end = await opened.workspace.send(f"plan: {request}")
+        assert end.reason == "done"
+        [auto] = opened.of_type("plan_context_round")
+        assert auto.number == 0 and auto.blocks == ("FILE[shop/big.py] lines 20-180 of 200",)
+        assert auto.cuts[0].startswith("shop/big.py: cut to its first and last lines")
+        first = user_texts(opened.model.bodies[0])[-1]
+        assert "CONTEXT_NOTES (what the app cut to fit its limits):\n- shop/big.py: cut" in first
+        assert "...[TRUNCATED" in first

@@ -1,6 +1,8 @@
 """Fixtures for plan → apply: a small real project on disk, indexed by the real Indexer into a
 real SQLite store, and plans built as the plan flow stores them (a PlanRecord whose
-``read_files`` holds what the model read)."""
+``read_files`` holds what the model read). And the planning tests' opt-in lane: ``realmodel``
+tests here run only with ``-m realmodel`` (the same rule as tests/llm, which may not be
+collected when only this folder runs)."""
 
 from __future__ import annotations
 
@@ -89,3 +91,12 @@ def record(
         risks=tuple(risks),
     )
     return PlanRecord(plan, "the request", "s1", dict(read or {}))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if "realmodel" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="real-model lane: run with -m realmodel")
+    for item in items:
+        if "realmodel" in item.keywords and "tests/planning/" in item.nodeid:
+            item.add_marker(skip)

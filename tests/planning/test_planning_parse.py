@@ -121,9 +121,13 @@ def test_no_changes_is_a_valid_answer() -> None:
         ),
         (
             {"mode": "apply", "summary": "x", "proposed_changes": {"actions": [{"kind": "RM"}]}},
-            "$.proposed_changes.actions[0]: 'path' is a required property",
+            "$.proposed_changes.actions[0]: 'path' must be a non-empty string",
         ),
         ("just a string", "$: the answer must be a JSON object, not str"),
+        (
+            {"mode": "apply", "summary": "x", "proposed_changes": {"actions": [{"kind": "RM"}]}},
+            "$.proposed_changes.actions[0].kind: 'RM' is not one of ['CREATE_DIR', 'CREATE_FILE'",
+        ),
     ],
 )
 def test_each_violation_names_its_path(document: Any, message: str) -> None:

@@ -143,9 +143,6 @@ class PlanFlow:
             await asyncio.to_thread(ctx.agent.context.prepare_request, request)
             project = ctx.agent.context.system_prompt(None).project
             auto = await asyncio.to_thread(gather, request, source, config.traceback_lines)
-            if auto.blocks:
-                titles = tuple(b.title for b in auto.blocks)
-                self._emit(PlanContextRound(0, (), titles, ()))
             system = system_prompt(project, config.max_context_rounds)
             result = await cycle.run(system, request, auto, cancel)
         except PlanFailed as failure:

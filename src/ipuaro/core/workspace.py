@@ -285,6 +285,8 @@ class Workspace:
         request = plan_request(text, self._plan_mode)
         if request is not None:
             return (await self._plans.run(request, text.strip())).end
+        if self._plans.busy:
+            raise WorkspaceBusy("a plan is being made; wait for it or interrupt it")
         try:
             return await self.ctx.agent.send(text)
         except AgentBusy as error:

@@ -141,6 +141,9 @@ class PlanCycle:
         self.stats.add_diet(first)
         if first.cuts:
             self._diet_applied(0, first)
+        if auto.blocks and self._on_round is not None:
+            titles = tuple(b.title for b in first.blocks)
+            self._on_round(ContextRound(0, (), titles, tuple(first.cuts)))
         messages = [_message("user", request_message(request, first.blocks, first.cuts))]
         repaired = False
         while True:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 
 from ipuaro.domain.plan import (
+    ACTION_KINDS,
     Action,
     ContextRequest,
     Plan,
@@ -133,7 +134,9 @@ def validation_errors(document: Any) -> list[str]:
         shown = document.get("_not_an_object") if isinstance(document, dict) else document
         return [f"$: the answer must be a JSON object, not {type(shown).__name__}"]
     errors = sorted(_VALIDATOR.iter_errors(document), key=lambda e: list(e.absolute_path))
-    lines = [f"{_path(e.absolute_path)}: {e.message}" for e in errors]
+    # An action matching neither of its two shapes gets the plain reasons below instead of
+    # jsonschema's "is not valid under any of the given schemas".
+    lines = [f"{_path(e.absolute_path)}: {e.message}" for e in errors if e.validator != "anyOf"]
     for index, request in enumerate(document.get("context_requests") or []):
         if not isinstance(request, dict):
             continue
@@ -148,15 +151,25 @@ def validation_errors(document: Any) -> list[str]:
             lines.append(f"{where}: end_line {end} is before start_line {start}")
     changes = document.get("proposed_changes")
     actions = changes.get("actions") if isinstance(changes, dict) else None
-    for index, action in enumerate(actions or []):
-        if not isinstance(action, dict):
-            continue
-        if action.get("kind") in ("CREATE_FILE", "UPDATE_FILE") and "content" not in action:
-            lines.append(
-                f"$.proposed_changes.actions[{index}]: {action['kind']} needs 'content' "
-                "(the whole new text of the file)"
-            )
+    for index, action in enumerate(actions if isinstance(actions, list) else []):
+        lines.extend(_action_errors(f"$.proposed_changes.actions[{index}]", action))
     return lines
+
+
+def _action_errors(where: str, action: Any) -> list[str]:
+    if not isinstance(action, dict):
+        return [f"{where}: an action must be an object, not {type(action).__name__}"]
+    errors = []
+    kind = action.get("kind")
+    if kind not in ACTION_KINDS:
+        errors.append(f"{where}.kind: {kind!r} is not one of {list(ACTION_KINDS)}")
+    path = action.get("path")
+    if not isinstance(path, str) or not path:
+        errors.append(f"{where}: 'path' must be a non-empty string (relative to the project)")
+    content = action.get("content")
+    if kind in ("CREATE_FILE", "UPDATE_FILE") and not isinstance(content, str):
+        errors.append(f"{where}: {kind} needs 'content' (the whole new text of the file)")
+    return errors
 
 
 def read_plan(text: str) -> ReadPlan:

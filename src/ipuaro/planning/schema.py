@@ -23,15 +23,31 @@ SCHEMA_NAME = "ipuaro_plan"
 
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 
+_PATH: dict[str, Any] = {"type": "string", "minLength": 1}
 _ACTION: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "kind": {"type": "string", "enum": list(ACTION_KINDS)},
-        "path": {"type": "string", "minLength": 1},
-        "content": {"type": "string"},
-    },
-    "required": ["kind", "path"],
+    # Two shapes, so that a grammar built from the schema (llama.cpp) makes the model write the
+    # content of every CREATE_FILE / UPDATE_FILE.
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string", "enum": ["CREATE_FILE", "UPDATE_FILE"]},
+                "path": _PATH,
+                "content": {"type": "string"},
+            },
+            "required": ["kind", "path", "content"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "kind": {"type": "string", "enum": ["CREATE_DIR", "DELETE_FILE", "DELETE_DIR"]},
+                "path": _PATH,
+            },
+            "required": ["kind", "path"],
+        },
+    ]
 }
+assert {k for v in _ACTION["anyOf"] for k in v["properties"]["kind"]["enum"]} == set(ACTION_KINDS)
 
 PLAN_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
