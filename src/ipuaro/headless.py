@@ -8,8 +8,17 @@ REASON; choose another way or finish") and goes on; the result lists every refus
 flag that would have allowed it. Errors are answered by ``--on-error`` (default abort); a loop
 is stopped.
 
-Exit codes: 0 done · 1 error (model server, store, aborted) · 3 refused: the run ended without
-an answer because of refusals · 4 a limit (``--max-turns``, the loop guard).
+Exit codes: 0 done · 1 error (model server, store, aborted; with ``--plan``: no valid plan) ·
+3 refused: the run ended without an answer because of refusals · 4 a limit (``--max-turns``,
+the loop guard).
+
+``--plan``: plan mode (``ipuaro.core.plan_flow``); the plan is printed as text, or, with
+``--output json``, the validated plan object is the result's ``plan`` (null when there is none).
+
+``--apply`` applies the session's stored plan instead of sending a prompt: 0 applied (or a
+``NO_CHANGES:`` plan) · 1 not applied: no stored plan, a check failed (the ``ERR_…`` codes), a
+file changed since it was read, a write failed · 3 refused: it needs ``--auto-apply`` (the diff
+it would write is printed).
 """
 
 from __future__ import annotations
@@ -46,6 +55,8 @@ from ipuaro.core.events import (
     ExtensionWarning,
     MessageDelta,
     MessageEnd,
+    PlanContextRound,
+    PlanUpdated,
     ToolCallEnd,
     ToolCallOutput,
     ToolCallStart,
@@ -93,6 +104,11 @@ class HeadlessOptions:
     remembered, as a yes in the TUI would be); without it they stay off."""
     remember: bool = False
     """``--remember``: write the memory changes the model proposes (else they are refused)."""
+    plan: bool = False
+    """``--plan``: plan mode; the result carries the validated plan object."""
+    apply: bool = False
+    """``--apply``: apply the session's stored plan (``prompt`` is a note kept with it);
+    written only with ``auto_apply``, else refused with the diff it would write."""
 
 
 class HeadlessDecider:
@@ -192,6 +208,11 @@ def to_jsonable(value: Any, *, camel: bool = False) -> Any:
 class RunReport:
     refusals: list[str] = field(default_factory=list)
     tool_errors: list[str] = field(default_factory=list)
+    plan: dict[str, Any] | None = None
+    """The validated plan object of a plan request (``PlanUpdated.document``)."""
+    plan_schema: dict[str, Any] | None = None
+    planning: bool = False
+    """A ``--plan`` run: the result has ``plan`` (null when no valid plan came)."""
 
 
 class Printer:
@@ -226,6 +247,11 @@ class Printer:
             self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
         elif isinstance(event, ExtensionWarning):
             self.err.write(f"ipuaro: warning: {event.message}\n")
+        elif isinstance(event, PlanContextRound):
+            what = "auto-context" if event.number == 0 else f"context round {event.number}"
+            self.err.write(f"→ {what}: {', '.join(event.blocks) or 'nothing'}\n")
+            for cut in event.cuts:
+                self.err.write(f"  ✂ {cut}\n")
 
     def final(self, result: dict[str, Any]) -> None:
         if self.mode in ("json", "stream-json"):
@@ -276,6 +302,7 @@ def result_payload(
         "refusalCount": len(report.refusals),
         "refusals": report.refusals,
         "toolErrors": report.tool_errors,
+        **({"plan": report.plan, "planSchema": report.plan_schema} if report.planning else {}),
     }
 
 
@@ -300,6 +327,10 @@ def _refusal_watcher(report: RunReport) -> Callable[[Event], None]:
     refusal as the tool's result)."""
 
     def watch(event: Event) -> None:
+        if isinstance(event, PlanUpdated):
+            report.plan = event.document
+            report.plan_schema = {"version": event.schema_version, "hash": event.schema_hash}
+            return
         if not isinstance(event, ToolCallEnd) or event.result.success:
             return
         message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
@@ -367,8 +398,9 @@ async def run_headless(
                 session_id=options.session_id,
                 new_session=options.new_session,
                 unattended=True,
-                # A slash command is not the request: its expansion is, once it runs.
-                prompt=None if command else options.prompt or None,
+                # A slash command is not the request: its expansion is, once it runs; --apply
+                # has no request (its -p is a note kept with the change).
+                prompt=None if command or options.apply else options.prompt or None,
             ),
         )
     except OpenError as error:
@@ -381,13 +413,22 @@ async def run_headless(
         except IndexFailed as error:
             message = f"indexing failed: {error}"
             return _failed_before_start(message, config, options.output, out, err)
-        report = RunReport()
+        report = RunReport(planning=options.plan)
         printer = Printer(options.output, out, err)
         workspace.subscribe(printer)
         workspace.subscribe(_refusal_watcher(report))
-        end = await _run(workspace, options, err)
+        applied: dict[str, Any] | None = None
+        if options.apply:
+            from ipuaro.core.plan_apply import apply_as_answer
+
+            end, outcome = await apply_as_answer(workspace, "ipuaro run --apply", options.prompt)
+            applied = outcome.as_json()
+        else:
+            end = await _run(workspace, options, err)
         window = workspace.window.tokens
         payload = result_payload(end, workspace.session_id, workspace.model, window, report)
+        if applied is not None:
+            payload["apply"] = applied
         printer.final(payload)
         return int(payload["exitCode"])
     finally:
@@ -397,6 +438,8 @@ async def run_headless(
 async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
     """The prompt; with ``--eval`` then the citation check of its answer and the critique."""
     end: AgentEnd | None = None
+    if options.plan:
+        workspace.set_plan_mode(True)
     prompt = options.prompt
     if is_command(prompt):
         expanded = await _command_prompt(workspace, prompt, err)

@@ -1,5 +1,6 @@
 """Sessions and modes over ACP: session/list shows a project's stored sessions, and plan mode
-takes the editing tools away (nothing is asked, nothing is written)."""
+answers with a plan (no tools offered, nothing asked, nothing written; the plan reaches the
+client as an ACP plan update)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import CurrentModeUpdate, UserMessageChunk
+from acp.schema import AgentPlanUpdate, CurrentModeUpdate, UserMessageChunk
 
 from tests.acp.conftest import ACP_COMMAND, TIMEOUT, RecordingClient, acp_agent, acp_env
 from tests.acp.test_acp_bad_input import RawClient
@@ -43,7 +44,7 @@ async def test_session_list_shows_the_projects_sessions_newest_first(
         assert missing.value.code == -32602 and "cwd" in str(missing.value)
 
 
-async def test_plan_mode_takes_the_edit_tools_away(
+async def test_plan_mode_answers_a_plan_and_changes_nothing(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
     pricing = project / "shop" / "pricing.py"
@@ -60,23 +61,35 @@ async def test_plan_mode_takes_the_edit_tools_away(
         await asyncio.wait_for(
             conn.set_session_mode(session_id=session.session_id, mode_id="plan"), TIMEOUT
         )
+        plan = {
+            "mode": "fix-plan",
+            "summary": "Round tax half up.",
+            "plan": [{"step": "Change the rounding in tax()", "details": "half up"}],
+            "proposed_changes": {
+                "actions": [{"kind": "UPDATE_FILE", "path": "shop/pricing.py", "content": "x\n"}]
+            },
+        }
         model_server.enqueue(
             ScriptedReply(
                 tool_calls=[
                     tool("replace", path="shop/pricing.py", old=ROUND_DOWN, new=ROUND_HALF_UP)
                 ]
             ),
-            ScriptedReply(text="1. Change the rounding in tax()."),
+            ScriptedReply(text=json.dumps(plan)),
         )
         response = await asyncio.wait_for(
             conn.prompt(session_id=session.session_id, prompt=[text_block("plan the rounding")]),
             TIMEOUT,
         )
         assert response.stop_reason == "end_turn"
-        assert client.permissions == []  # nothing to ask: the edit could not even start
+        assert client.permissions == []  # nothing to ask: plan mode offers no tool at all
         assert pricing.read_text() == original
-        offered = {t["function"]["name"] for t in model_server.chat_requests()[-1]["tools"]}
-        assert "replace" not in offered and "get_lines" in offered
+        assert all("tools" not in body for body in model_server.chat_requests())
+        # The tool call was no plan: one repair, then the plan reached the client as a plan.
+        assert "could not be used" in json.dumps(model_server.chat_requests()[-1]["messages"])
+        plans = client.of(AgentPlanUpdate)
+        assert [e.content for e in plans[-1].entries] == ["Change the rounding in tax() — half up"]
+        assert all(e.status == "pending" for e in plans[-1].entries)
         assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["plan"]
 
 

@@ -93,11 +93,16 @@ async def test_status_modes_and_their_events(project: Path, server: ModelStubSer
 async def test_plan_mode_keeps_edits_away_from_the_model(
     project: Path, server: ModelStubServer
 ) -> None:
-    async with open_workspace(project, server, [ScriptedReply(text="a plan")]) as opened:
+    """Plan mode offers no tool at all: the model reads through context_requests, which the
+    app fulfils, and answers the plan contract (see tests/core/test_plan_flow.py)."""
+    plan = ScriptedReply(text='{"mode": "fix-plan", "summary": "NO_CHANGES: fine"}')
+    async with open_workspace(project, server, [plan]) as opened:
         opened.workspace.set_plan_mode(True)
-        await opened.workspace.send("plan it")
-    offered = {t["function"]["name"] for t in opened.model.agent_bodies[-1].get("tools", [])}
-    assert offered and "create_file" not in offered and "get_lines" in offered
+        end = await opened.workspace.send("plan it")
+    assert end.reason == "done" and end.answer.startswith("NO_CHANGES: fine")
+    body = opened.model.bodies[-1]
+    assert "tools" not in body
+    assert "plan mode" in body["messages"][0]["content"]
 
 
 async def test_reindex_and_a_background_refresh(project: Path, server: ModelStubServer) -> None:

@@ -187,7 +187,8 @@ async def test_response_format_falls_back_to_json_object_then_to_the_prompt(
     assert done(events).message.text == '{"mode": "plan"}'
     bodies = [r.body for r in model_server.requests if r.path == "/v1/chat/completions"]
     assert bodies[0]["response_format"]["type"] == "json_schema"
-    assert bodies[1]["response_format"] == {"type": "json_object"}
+    # json_object still carries the schema (llama-cpp-python's server constrains to it).
+    assert bodies[1]["response_format"] == {"type": "json_object", "schema": PLAN_SCHEMA}
     assert json.dumps(PLAN_SCHEMA) in bodies[1]["messages"][0]["content"]  # schema in prompt
     # Remembered: the next request goes straight to json_object.
     await collect(
@@ -195,7 +196,7 @@ async def test_response_format_falls_back_to_json_object_then_to_the_prompt(
             [user("p2")], system="SYS", tools=None, response_format=JSON_SCHEMA_FORMAT
         )
     )
-    assert model_server.chat_requests()[2]["response_format"] == {"type": "json_object"}
+    assert model_server.chat_requests()[2]["response_format"]["type"] == "json_object"
 
     model_server.reject_response_formats = {"json_schema", "json_object"}
     model_server.enqueue(ScriptedReply(text='{"mode": "apply"}'))
@@ -209,6 +210,31 @@ async def test_response_format_falls_back_to_json_object_then_to_the_prompt(
     assert "response_format" not in last
     assert json.dumps(PLAN_SCHEMA) in last["messages"][0]["content"]
     assert client.response_format_mode == "prompt"
+
+
+async def test_a_500_that_names_response_format_is_a_refusal_not_a_failure(
+    client: OpenAICompatibleClient, model_server: ModelStubServer
+) -> None:
+    """llama-cpp-python's server answers ``json_schema`` with a 500 naming the field."""
+    refusal = (
+        "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', "
+        "'type'), 'msg': \"Input should be 'text' or 'json_object'\"}"
+    )
+    model_server.enqueue(
+        ScriptedReply(status=500, error_message=refusal), ScriptedReply(text='{"mode": "apply"}')
+    )
+    events = await collect(
+        client.stream_chat([user("p")], system="S", tools=None, response_format=JSON_SCHEMA_FORMAT)
+    )
+    assert done(events).message.text == '{"mode": "apply"}'
+    assert client.response_format_mode == "json_object"
+    # A 500 that does not name it stays an error.
+    model_server.enqueue(ScriptedReply(status=500, error_message="out of memory"))
+    events = await collect(
+        client.stream_chat([user("q")], system="S", tools=None, response_format=JSON_SCHEMA_FORMAT)
+    )
+    assert failed(events).error.kind != "cancelled"
+    assert client.response_format_mode == "json_object"
 
 
 async def test_refused_tools_fall_back_to_text_instructions(

@@ -12,17 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AgentThoughtChunk,
     AvailableCommandsUpdate,
     ContentToolCallContent,
@@ -44,9 +47,11 @@ from ipuaro.core.decisions import FileChange, Question
 from ipuaro.core.events import EndReason
 from ipuaro.core.transcript import visible_text
 from ipuaro.domain import ChatMessage, ToolCall, ToolResult
+from ipuaro.domain.plan import Plan
 
 Update = (
-    AgentMessageChunk
+    AgentPlanUpdate
+    | AgentMessageChunk
     | AgentThoughtChunk
     | UserMessageChunk
     | ToolCallStart
@@ -196,3 +201,25 @@ def replay(
                 outcome = results.get(call.id)
                 if outcome is not None:
                     yield tool_ended(acp_id, outcome, root)
+
+
+def plan_update(plan: Plan) -> AgentPlanUpdate:
+    """A plan-mode plan as an ACP plan: its steps (all pending: nothing is applied yet), or,
+    when the model gave no steps, one entry per proposed action."""
+    entries = [
+        plan_entry(f"{step.step} — {step.details}" if step.details else step.step)
+        for step in plan.plan
+    ]
+    if not entries:
+        entries = [
+            plan_entry(f"{action.kind} {action.path}", priority="high")
+            for action in plan.proposed_changes.actions
+        ]
+    return update_plan(entries)
+
+
+def context_round_text(number: int, blocks: Sequence[str], cuts: Sequence[str]) -> str:
+    """What the app fetched for the plan (round 0: auto-context from the request)."""
+    what = "Auto-context" if number == 0 else f"Context round {number}"
+    text = f"{what}: {', '.join(blocks) or 'nothing'}"
+    return text + "".join(f"\n- cut: {cut}" for cut in cuts) + "\n"

@@ -31,7 +31,9 @@ from ipuaro.acp.mapping import (
     ToolContent,
     Update,
     confirm_diffs,
+    context_round_text,
     permission_options,
+    plan_update,
     tool_ended,
     tool_started,
 )
@@ -44,6 +46,8 @@ from ipuaro.core.events import (
     IndexProgress,
     MessageDelta,
     ModeChanged,
+    PlanContextRound,
+    PlanUpdated,
     ToolCallEnd,
     ToolCallStart,
     WatcherFailed,
@@ -157,6 +161,11 @@ class AcpSession:
             )
         elif isinstance(event, WatcherFailed | ExtensionWarning):
             self.outbox.put(update_agent_thought_text(event.message))
+        elif isinstance(event, PlanUpdated):
+            self.outbox.put(plan_update(event.plan))
+        elif isinstance(event, PlanContextRound):
+            text = context_round_text(event.number, event.blocks, event.cuts)
+            self.outbox.put(update_agent_thought_text(text))
         elif isinstance(event, AgentEnd) and event.reason not in ("done", "aborted"):
             detail = event.detail or event.reason
             self.outbox.put(update_agent_message_text(f"\n\nipuaro stopped: {detail}"))

@@ -16,9 +16,9 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     help=(
         "Run the agent headless on one prompt. Never asks: edits need --auto-apply, commands "
         "the policy would ask about need --allow-commands, memory changes the model proposes "
-        "need --remember. Exit codes: 0 done, 1 error, "
-        "3 no answer because of refusals (each refusal goes back to the model), 4 a limit "
-        "(max turns, loop guard)."
+        "need --remember. Exit codes: 0 done, 1 error (with --plan: no valid plan), 3 no answer "
+        "because of refusals (each refusal goes back to the model), 4 a limit (max turns, loop "
+        "guard)."
     ),
 )
 @click.option("-p", "--prompt", help='The request; "-" reads it from standard input.')
@@ -29,6 +29,15 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     help="Project folder (default: the current directory's project root).",
 )
 @click.option("--auto-apply", is_flag=True, help="Apply edits without confirmation.")
+@click.option(
+    "--apply",
+    "apply_plan",
+    is_flag=True,
+    help="Apply the stored plan of the most recent session (or --resume ID) instead of a "
+    "prompt; -p adds a note. Writes only with --auto-apply (else prints the diff, exit 3). "
+    "Exit codes: 0 applied, 1 not applied (no plan, a check failed, stale), 3 needs "
+    "--auto-apply.",
+)
 @click.option("--allow-commands", is_flag=True, help="Run commands the policy would ask about.")
 @click.option(
     "--trust-project",
@@ -49,6 +58,13 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     show_default=True,
     help="text: the answer as it streams; json: one object at the end; stream-json: one "
     "event per line. JSON keys are camelCase (tool arguments stay as the model wrote them).",
+)
+@click.option(
+    "--plan",
+    "plan",
+    is_flag=True,
+    help="Plan mode: the model answers one JSON plan (nothing is changed); the plan is kept "
+    "with the session. With --output json the validated plan object is the result's `plan`.",
 )
 @click.option("--max-turns", type=click.IntRange(min=1), help="Most model turns (llm.maxTurns).")
 @click.option(
@@ -96,6 +112,8 @@ def command(
     model: str | None,
     evaluate: bool,
     on_error: str,
+    plan: bool,
+    apply_plan: bool = False,
 ) -> None:
     import asyncio
 
@@ -105,13 +123,19 @@ def command(
               ("--new", new_flag)) if on]  # fmt: skip
     if len(chosen) > 1:
         fail(f"{' and '.join(chosen)} exclude each other: pick one")
-    if prompt is None and not evaluate:
+    if plan and evaluate:
+        fail("--plan and --eval exclude each other: a plan is checked when it is applied")
+    if plan and prompt is None:
+        fail('--plan needs the request: pass it with -p "…"')
+    if apply_plan and (evaluate or new_flag or plan):
+        fail("--apply applies a stored plan: it goes with neither --eval, --plan nor --new")
+    if prompt is None and not evaluate and not apply_plan:
         fail('no request: pass it with -p "…" (or --eval to check the last answer)')
-    if prompt is None and not (session_id or continue_last):
+    if prompt is None and not apply_plan and not (session_id or continue_last):
         fail("--eval without -p checks a stored answer: name its session with --resume ID")
     if prompt == "-":
         prompt = sys.stdin.read()
-    if prompt is not None and not prompt.strip():
+    if prompt is not None and not prompt.strip() and not apply_plan:
         fail('the prompt is empty: pass the request with -p "…"')
     overrides = {"llm.maxTurns": max_turns, "llm.model": model, **llm_overrides()}
     root, config = load_project(project, overrides)
@@ -122,9 +146,12 @@ def command(
         allow_commands=allow_commands,
         on_error=on_error,  # type: ignore[arg-type]
         session_id=session_id,
-        new_session=not continue_last,  # like `claude -p`: a run starts afresh
+        # like `claude -p`: a run starts afresh; --apply continues the session that planned
+        new_session=not (continue_last or apply_plan),
         evaluate=evaluate,
         trust_project=trust_project,
         remember=remember,
+        plan=plan,
+        apply=apply_plan,
     )
     sys.exit(asyncio.run(run_headless(root, config, options)))

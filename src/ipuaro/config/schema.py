@@ -294,6 +294,25 @@ class ExtensionsConfig(Section):
     """Set by the loader from the project file's ``extensions.hooks`` (never written by hand)."""
 
 
+class PlanConfig(Section):
+    """Plan mode (``/plan``, ``plan:``, ``ipuaro run --plan``): the one-JSON answer and the
+    context the app fetches for it."""
+
+    strict_json: bool = True
+    """Send the plan's JSON schema as ``response_format`` (Ollama: ``format``); off: the schema
+    is only written in the prompt and the reply is read best-effort."""
+    max_context_rounds: int = Field(2, ge=0, le=5)
+    """Rounds of the model's ``context_requests`` the app fulfils before the plan must stand."""
+    max_blocks: int = Field(8, ge=1, le=64)
+    """Most context blocks (files, searches, logs, env) sent in one round."""
+    max_file_chars: int = Field(20_000, ge=1_000)
+    """Longer files are cut to their head (60 %) and tail (40 %) with a marker."""
+    max_total_chars: int = Field(120_000, ge=4_000)
+    """All context blocks of one round together; searches and logs are dropped first."""
+    traceback_lines: int = Field(80, ge=5, le=500)
+    """Auto-context: lines shown before and after each traceback frame inside the project."""
+
+
 class Config(Section):
     """The whole configuration. Layers: defaults < user < project < env < CLI."""
 
@@ -315,3 +334,4 @@ class Config(Section):
     whitelist: WhitelistConfig = Field(default_factory=WhitelistConfig)
     blacklist: BlacklistConfig = Field(default_factory=BlacklistConfig)
     extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)
+    plan: PlanConfig = Field(default_factory=PlanConfig)

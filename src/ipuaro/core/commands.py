@@ -102,6 +102,23 @@ def register(spec: CommandSpec) -> None:
     BY_NAME[spec.name] = spec
 
 
+async def _apply(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.plan_apply import apply_command
+
+    return await apply_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "apply",
+        "/apply [NOTE]",
+        "apply the stored plan: one diff, one confirmation, one undo step",
+        max_args=64,
+        operation=_apply,
+    )
+)
+
+
 def unregister(name: str) -> None:
     """Withdraw a registered command (built-ins stay)."""
     if name in BY_NAME and BY_NAME[name].operation is not None:

@@ -61,6 +61,8 @@ class Answer:
     choice: str
     edited: dict[str, str] | None = None
     """``ConfirmChange`` only: path → the text the user wrote instead ([E] Edit)."""
+    rejected: frozenset[str] = frozenset()
+    """``ConfirmChange`` only: files of the change the user turned down (apply the rest)."""
 
 
 @dataclass(frozen=True)
@@ -272,11 +274,15 @@ def resolve(question: Question, answer: Answer | str) -> Answer:
     chosen = answer if isinstance(answer, Answer) else Answer(answer)
     if chosen.choice not in question.values():
         return Answer(question.safe)
-    if chosen.edited is not None and not isinstance(question, ConfirmChange):
+    if (chosen.edited is not None or chosen.rejected) and not isinstance(question, ConfirmChange):
         return Answer(chosen.choice)
     return chosen
 
 
 def confirm_decision(answer: Answer) -> ConfirmDecision:
     choice = answer.choice if answer.choice in ("apply", "reject", "always") else "reject"
-    return ConfirmDecision(choice, edited=answer.edited)  # type: ignore[arg-type]
+    return ConfirmDecision(
+        choice,  # type: ignore[arg-type]
+        edited=answer.edited,
+        rejected=answer.rejected,
+    )

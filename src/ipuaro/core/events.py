@@ -12,8 +12,8 @@ Front ends import event types from here, never from the agent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ipuaro.agent.events import (
     AgentEnd,
@@ -37,6 +37,7 @@ from ipuaro.agent.events import (
     ToolCallStart,
     TurnStart,
 )
+from ipuaro.domain.plan import ContextRequest, Plan
 
 __all__ = [
     "AgentEnd",
@@ -62,6 +63,8 @@ __all__ = [
     "MessageEnd",
     "ModeChanged",
     "ModelChanged",
+    "PlanContextRound",
+    "PlanUpdated",
     "QueueChanged",
     "SessionSwitched",
     "ToolCallEnd",
@@ -147,6 +150,35 @@ class ExtensionWarning:
     type: Literal["extension_warning"] = "extension_warning"
 
 
+@dataclass(frozen=True)
+class PlanContextRound:
+    """Plan mode: the app fetched what the model asked for (round ``number``), and cut
+    ``cuts`` to fit the context limits (each cut is a sentence for the user)."""
+
+    number: int
+    requests: tuple[ContextRequest, ...]
+    blocks: tuple[str, ...]
+    cuts: tuple[str, ...] = ()
+    type: Literal["plan_context_round"] = "plan_context_round"
+
+
+@dataclass(frozen=True)
+class PlanUpdated:
+    """Plan mode produced a validated plan (stored with the session for ``ok`` / ``--apply``).
+
+    ``document`` is the plan as the contract's JSON object; ``memory_patch`` is what the model
+    proposes to remember, handed on as is (whoever keeps memory decides what to apply)."""
+
+    plan: Plan
+    document: dict[str, Any]
+    session_id: str
+    schema_version: int
+    schema_hash: str
+    read_files: tuple[str, ...] = ()
+    memory_patch: dict[str, Any] = field(default_factory=dict)
+    type: Literal["plan_updated"] = "plan_updated"
+
+
 WorkspaceEvent = (
     IndexProgress
     | IndexFinished
@@ -156,6 +188,8 @@ WorkspaceEvent = (
     | ModelChanged
     | WatcherFailed
     | ExtensionWarning
+    | PlanContextRound
+    | PlanUpdated
 )
 Event = AgentEvent | WorkspaceEvent
 Listener = Callable[[Event], None]

@@ -37,6 +37,7 @@ from ipuaro.core.events import (
     SessionSwitched,
 )
 from ipuaro.core.extending import ExtensionHost
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
     Evaluation,
@@ -53,8 +54,10 @@ from ipuaro.core.sessions import SessionArchive
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
+    from ipuaro.core.plan_apply import ApplyReport
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
+    from ipuaro.domain.plan import PlanRecord
     from ipuaro.llm.protocol import ModelClient
     from ipuaro.memory import EngineeringMemory, PatchReport
 
@@ -98,6 +101,7 @@ class Workspace:
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
         self._extensions: ExtensionHost | None = None
+        self._plans = PlanFlow(self)
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -115,6 +119,9 @@ class Workspace:
         host = await ExtensionHost.open(workspace.root, config, workspace._asking.ask)
         workspace._extensions = host
         workspace._attach(await workspace._build(config, workspace.options))
+        from ipuaro.core.plan_apply import finish_interrupted
+
+        workspace.ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, workspace))
         await host.start(workspace, workspace.ctx.warnings, workspace._emit)
         return workspace
 
@@ -256,7 +263,7 @@ class Workspace:
 
     @property
     def busy(self) -> bool:
-        return self._ctx is not None and self._ctx.agent.busy
+        return self._ctx is not None and (self._ctx.agent.busy or self._plans.busy)
 
     @property
     def context_usage(self) -> tuple[int, int]:
@@ -283,14 +290,29 @@ class Workspace:
         """Run one request (then any queued follow-ups) to its end; events stream meanwhile.
         Raises :class:`WorkspaceBusy` while another request runs."""
         from ipuaro.agent.run.loop import AgentBusy
+        from ipuaro.core.plan_apply import route_apply
 
+        applied = await route_apply(self, text)  # "ok" applies the stored plan, in plan mode too
+        if applied is not None:
+            return applied
         agent = self.ctx.agent
         try:
             if self._extensions is None:
-                return await agent.send(text)
-            return await self._extensions.send(agent, text, agent.send)
+                return await self._plan_or_send(text)
+            return await self._extensions.send(agent, text, self._plan_or_send)
         except AgentBusy as error:
             raise WorkspaceBusy(str(error)) from None
+
+    async def _plan_or_send(self, text: str) -> AgentEnd:
+        """A plan request (plan mode — the workspace's, or a ``mode: plan`` custom command's
+        — or a ``plan:`` prefix) goes to the plan flow; anything else to the agent."""
+        agent = self.ctx.agent
+        request = plan_request(text, self._plan_mode or agent.plan_mode)
+        if request is not None:
+            return (await self._plans.run(request, text.strip())).end
+        if self._plans.busy:
+            raise WorkspaceBusy("a plan is being made; wait for it or interrupt it")
+        return await agent.send(text)
 
     def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
         """``/name args`` of a custom command: its prompt (a :class:`Reply` with ``prompt``
@@ -310,6 +332,7 @@ class Workspace:
 
     def abort(self) -> None:
         """Interrupt the running request (it ends with ``aborted``)."""
+        self._plans.abort()
         self.ctx.agent.abort()
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
@@ -356,6 +379,52 @@ class Workspace:
         self.ctx.agent.set_plan_mode(on)
         self._plan_mode = on
         self._emit(ModeChanged(self.auto_apply, on))
+
+    # --- plan mode ------------------------------------------------------------------------
+
+    async def plan(self, request: str) -> PlanOutcome:
+        """Plan for ``request`` whatever the mode (``send`` does this in plan mode and for a
+        ``plan:`` prefix): the one-JSON plan, stored with the session. Raises
+        :class:`WorkspaceBusy` while another request runs."""
+        return await self._plans.run(request)
+
+    def last_plan(self) -> PlanRecord | None:
+        """The session's stored plan (what ``ok`` or ``ipuaro run --apply`` applies)."""
+        return self._plans.last_plan()
+
+    # --- plan → apply ---------------------------------------------------------------------
+
+    def stored_plan(self) -> PlanRecord | None:
+        """The plan ``ok`` / ``/apply`` / ``ipuaro run --apply`` applies (None: there is none):
+        the session's stored plan."""
+        return self.last_plan()
+
+    def store_plan(self, record: PlanRecord | None) -> None:
+        """Keep ``record`` with the session as the plan to apply (None forgets it)."""
+        from ipuaro.planning.record import record_to_json
+
+        session = self.ctx.session
+        session.plan = None if record is None else record_to_json(record)
+        self.ctx.sessions.save(session)
+
+    def forget_plan(self) -> None:
+        """The stored plan was applied: ``ok`` does not apply it twice."""
+        self.store_plan(None)
+
+    async def apply_plan(
+        self,
+        record: PlanRecord | None = None,
+        note: str = "",
+        default_commands: tuple[str, ...] = (),
+    ) -> ApplyReport:
+        """Check the plan (the stored one by default), show its change as ONE diff confirmed
+        once, write it as one transaction with one undo step, refresh the index, then offer
+        its ``commands_to_run`` (``default_commands`` when it names none). Never raises for a
+        bad plan: the report's status and codes say what happened (``core.plan_apply``)."""
+        from ipuaro.core.plan_apply import apply_plan
+
+        self._idle("apply")
+        return await apply_plan(self, record, note, default_commands)
 
     # --- sessions -------------------------------------------------------------------------
 

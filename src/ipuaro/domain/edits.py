@@ -31,6 +31,9 @@ class ConfirmRequest:
     files: list[FileChange] = field(default_factory=list)
     """Per-file old/new text for the UI's own diff view."""
     command: str | None = None
+    per_file: bool = False
+    """Files may be turned down one by one (``ConfirmDecision.rejected``): a plan's change.
+    An edit's files go together, all or none."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class ConfirmDecision:
     choice: ConfirmChoice
     edited: dict[str, str] | None = None
     """Path -> replacement new text the user typed ([E] Edit); validated again before writing."""
+    rejected: frozenset[str] = frozenset()
+    """Files of a multi-file change the user turned down while applying the rest (a plan's
+    change in the TUI); the edit engine's own changes take all or nothing."""
 
 
 ConfirmCallback = Callable[[ConfirmRequest], Awaitable["ConfirmDecision | ConfirmChoice"]]

@@ -43,6 +43,10 @@ class ContextRequest:
     end_line: int | None = None
     query: str | None = None
     glob: str | None = None
+    source: str | None = None
+    """``logs``: which log (a project path or a name the app knows)."""
+    last_n: int | None = None
+    """``logs``: how many of the last lines."""
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,13 @@ class UndoEntry(DomainModel):
     before the first byte is written and confirmed (set to None) after the last rename, so a
     kill in between leaves a pending entry whose writer is gone; undo then keeps it if the
     change (or part of it) reached the disk and drops it if not (see ``edits.undo``)."""
+    is_dir: bool = False
+    """A folder, not a file: ``previous_content`` / ``new_content`` are None where the folder
+    is absent and ``[]`` where it exists (a plan's CREATE_DIR / DELETE_DIR)."""
+    all_or_nothing: bool = False
+    """A change a kill cut short is completed when found (every new content is in its
+    entries), so its files are all old or all new; edits without it keep what reached the
+    disk for undo to put back."""
 
 
 class Session(DomainModel):
@@ -109,3 +116,6 @@ class Session(DomainModel):
     input_history: list[str] = Field(default_factory=list)
     model: str | None = None
     title: str | None = None
+    plan: dict[str, Any] | None = None
+    """The last validated plan of plan mode (``planning.record``: a ``PlanRecord`` as JSON),
+    kept so that ``ok`` or a later ``ipuaro run --apply`` applies it."""

@@ -115,7 +115,8 @@ class EditEngine:
             if self.ctx.confirm is None:
                 return EditResult(False, NO_CONFIRM, changes, diff, refused=True)
             decision = await self._ask(changes, description, diff)
-            if decision.choice == "reject":
+            if decision.choice == "reject" or decision.rejected:
+                # An edit's files go together: turning some down turns the edit down.
                 return EditResult(
                     False, "the user rejected this change", changes, diff, refused=True
                 )

@@ -17,6 +17,7 @@ edit.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -48,6 +49,51 @@ def _bytes(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")
 
 
+def _read(path: Path) -> bytes | None:
+    """The file's bytes; None when absent (a folder where a file was is not its content)."""
+    try:
+        return read_current(path)
+    except IsADirectoryError:
+        return b"\0<a folder>"
+
+
+def put_states(root: Path, states: list[tuple[UndoEntry, list[str] | None]]) -> None:
+    """Give each entry's path the content (or, for a folder, the presence) in ``states``:
+    folders that must exist first (shallowest first), then the files as one transaction,
+    then folders that must go (deepest first; one that is not empty stays)."""
+    make = sorted(
+        (e.file_path for e, content in states if e.is_dir and content is not None),
+        key=lambda p: p.count("/"),
+    )
+    remove = sorted(
+        (e.file_path for e, content in states if e.is_dir and content is None),
+        key=lambda p: -p.count("/"),
+    )
+    made: list[Path] = []
+    try:
+        for rel in make:
+            folder = root / rel
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                made.append(folder)
+        write_all(
+            [
+                FileWrite(e.file_path, root / e.file_path, _text(content))
+                for e, content in states
+                if not e.is_dir
+            ]
+        )
+    except (OSError, TransactionFailed):
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    for rel in remove:
+        # A folder someone put files into since stays, with them: nobody's file is removed.
+        with contextlib.suppress(OSError):
+            (root / rel).rmdir()
+
+
 class UndoManager:
     def __init__(
         self,
@@ -72,7 +118,9 @@ class UndoManager:
         write (a kill mid-edit). A change none of whose files holds anything but its previous
         content never happened: its entries are dropped. A change that reached the disk, even
         in part, is confirmed: undo puts back what was written (files already holding their
-        previous content are left alone). Returns one notice per dropped change."""
+        previous content are left alone) — and an ``all_or_nothing`` change (a plan) is first
+        completed, so every file holds its new content. Returns one notice per dropped or
+        completed change."""
         entries = self.store.list_undo(self.session_id, "undo")
         orphaned = [e for e in entries if e.pending is not None and not process_alive(e.pending)]
         if not orphaned:
@@ -85,21 +133,53 @@ class UndoManager:
         notices: list[str] = []
         for members in changes.values():
             ids = [e.id for e in members]
-            untouched = all(
-                read_current(self.root / e.file_path) == _bytes(_text(e.previous_content))
-                for e in members
-            )
+            # Folders are made before any file is written: they alone are no progress.
+            writes = [e for e in members if not e.is_dir] or members
+            untouched = all(self._holds(e, e.previous_content) for e in writes)
             if untouched:
+                with contextlib.suppress(OSError, TransactionFailed):
+                    put_states(self.root, [(e, e.previous_content) for e in members if e.is_dir])
                 dropped += ids
                 files = ", ".join(e.file_path for e in members)
                 notices.append(
                     f"dropped the undo entry of '{members[0].description}': the edit was "
                     f"interrupted before it changed {files}"
                 )
-            else:
-                confirmed += ids
+                continue
+            confirmed += ids
+            if any(e.all_or_nothing for e in members):
+                notices.append(self._complete(members))
         self.store.settle_undo(self.session_id, confirmed, dropped)
         return notices
+
+    def _holds(self, entry: UndoEntry, content: list[str] | None) -> bool:
+        """Whether the disk holds ``content`` (one of the entry's two sides) at its path."""
+        where = self.root / entry.file_path
+        if entry.is_dir:
+            return where.is_dir() == (content is not None)
+        return _read(where) == _bytes(_text(content))
+
+    def _complete(self, members: list[UndoEntry]) -> str:
+        """Finish a change a kill cut short: every member gets its new content."""
+        description = members[0].description
+        missing = [e for e in members if not self._holds(e, e.new_content)]
+        try:
+            put_states(self.root, [(e, e.new_content) for e in missing])
+        except (OSError, TransactionFailed) as error:
+            return (
+                f"could not complete the interrupted change '{description}' ({error}); "
+                "undo restores the files it reached"
+            )
+        changed = [e.file_path for e in missing if not e.is_dir and e.new_content is not None]
+        deleted = [e.file_path for e in missing if not e.is_dir and e.new_content is None]
+        with contextlib.suppress(Exception):  # the files are right; the index catches up
+            self.reindex(changed, deleted)
+        return (
+            f"completed the change '{description}' that was interrupted after it had "
+            f"written part of its files: its {sum(not e.is_dir for e in members)} file(s) now "
+            "hold their new content "
+            "(undo reverts all of it)"
+        )
 
     def undo(self, force: bool = False) -> UndoOutcome:
         return self._move("undo", force)
@@ -159,37 +239,34 @@ class UndoManager:
         size = group[-1].group_size
         if size is not None and len(group) < size:
             return self._drop_partial(direction, group, size)
+
         # Undo expects the file as the change left it and restores the previous content; redo
-        # the other way round.
-        expected = {
-            e.file_path: _text(e.new_content if direction == "undo" else e.previous_content)
-            for e in group
-        }
-        wanted = {
-            e.file_path: _text(e.previous_content if direction == "undo" else e.new_content)
-            for e in group
-        }
-        # A file already holding what the undo would write is not in the way (a change cut
-        # short by a kill before it reached that file).
+        # the other way round. A file already holding what the undo would write is not in the
+        # way (a change cut short by a kill before it reached that file).
+        def sides(e: UndoEntry) -> tuple[list[str] | None, list[str] | None]:
+            if direction == "undo":
+                return e.new_content, e.previous_content
+            return e.previous_content, e.new_content
+
         changed = [
-            p
-            for p, text in expected.items()
-            if read_current(self.root / p) not in (_bytes(text), _bytes(wanted[p]))
+            e.file_path
+            for e in group
+            if not (self._holds(e, sides(e)[0]) or self._holds(e, sides(e)[1]))
         ]
+        wanted = {e.file_path: _text(sides(e)[1]) for e in group if not e.is_dir}
         if changed and not force:
             return UndoOutcome(
                 False,
                 f"cannot {direction} '{description}': "
                 + ", ".join(changed)
                 + " changed since; force it to overwrite those changes",
-                paths=list(expected),
+                paths=[e.file_path for e in group],
                 description=description,
                 changed_since=changed,
             )
-        writes = [FileWrite(p, self.root / p, text) for p, text in wanted.items()]
         try:
-            write_all(writes)
-        except TransactionFailed as error:
+            put_states(self.root, [(e, sides(e)[1]) for e in group])
+        except (TransactionFailed, OSError) as error:
             return UndoOutcome(False, f"{direction} failed: {error}", list(wanted), description)
         for _ in group:
             self.store.pop_undo(self.session_id, direction)
@@ -202,8 +279,11 @@ class UndoManager:
             self.reindex(changed_paths, deleted_paths)
         except Exception as error:  # the files are restored; the index catches up later
             note = f" (re-indexing failed: {error})"
-        files = ", ".join(wanted)
+        files = ", ".join(e.file_path for e in group)
         past = "undone" if direction == "undo" else "redone"
         return UndoOutcome(
-            True, f"{past}: {description} ({files}){note}", list(wanted), description
+            True,
+            f"{past}: {description} ({files}){note}",
+            [e.file_path for e in group],
+            description,
         )

@@ -5,7 +5,9 @@ Native tool calls arrive split across chunks by ``index`` and are assembled here
 are not JSON become ``ToolCallInvalid`` so the agent can re-prompt. Features differ between
 servers, so refusals are detected and remembered for the session (``CapabilityFallback``):
 
-- ``response_format`` ``json_schema`` → ``json_object`` → the schema written into the prompt;
+- ``response_format`` ``json_schema`` → ``json_object`` carrying the schema under ``schema``
+  (llama-cpp-python's server and others constrain to it; the rest ignore it) → the schema
+  written into the prompt;
 - ``tools`` → tool instructions in the prompt (the agent reads the calls from the text);
 - ``stream_options`` → dropped (usage is then estimated locally).
 
@@ -137,15 +139,21 @@ class OpenAICompatibleClient(HttpModelClient):
         if self.response_format_mode == "prompt":
             return None
         if self.response_format_mode == "json_object" and requested.get("type") == "json_schema":
-            return {"type": "json_object"}
+            schema = (requested.get("json_schema") or {}).get("schema")
+            return {"type": "json_object", "schema": schema} if schema else {"type": "json_object"}
         return requested
 
     def _fallback(self, answer: ErrorAnswer, sent: dict[str, Any]) -> CapabilityFallback | None:
         status = answer.status or 0
-        if status >= 500 or status in (401, 403, 404, 429) or answer.kind == "context_overflow":
-            return None
         message = answer.server_message
         lower = message.lower()
+        # llama-cpp-python's server answers an unknown response_format type with a 500 that
+        # names it: a refusal too, not a crash.
+        named = "response_format" in sent and "response_format" in lower
+        if (status >= 500 and not named) or status in (401, 403, 404, 429):
+            return None
+        if answer.kind == "context_overflow":
+            return None
         if "response_format" in sent and any(
             word in lower for word in ("response_format", "json_schema", "json_object", "grammar")
         ):

@@ -32,7 +32,9 @@ SCHEMA_VERSION = 1
 ProjectIndexName = Literal["deps_graph", "call_graph", "stats"]
 """Small project-wide blobs; symbols/references/calls are queried through dedicated methods."""
 
-ConfigKey = Literal["settings", "whitelist", "last_indexed", "root"]
+ConfigKey = Literal["settings", "whitelist", "last_indexed", "root", "applying"]
+"""``applying``: the session and group of a plan's change being written (``planning.apply``),
+so the next opening knows where to look for one a kill cut short."""
 
 UndoStackName = Literal["undo", "redo"]
 

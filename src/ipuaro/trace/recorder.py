@@ -156,6 +156,7 @@ class TraceRecorder:
             "errors": [],
             "compactions": [],
             "notes": [],
+            "logEvents": [],
         }
 
     # --- turn observer --------------------------------------------------------------------
@@ -192,6 +193,29 @@ class TraceRecorder:
     def on_note(self, kind: str, data: dict[str, Any]) -> None:
         if self._trace is not None:
             self._trace["notes"].append({"kind": kind, **self.redactor.value(data)})
+
+    # --- plan mode ------------------------------------------------------------------------
+
+    def on_log_event(self, name: str, data: dict[str, Any]) -> None:
+        """A named log event (``LLM_REQUEST_SENT``, ``VALIDATION_FAILED``, ``CONTEXT_CACHE_HIT``
+        …), in order, with the milliseconds since the request started."""
+        if self._trace is None:
+            return
+        elapsed = round((time.time() - self._trace["startedAt"]) * 1000, 1)
+        entry = {"event": name, "atMs": elapsed, **self.redactor.value(data)}
+        self._trace["logEvents"].append(entry)
+
+    def on_plan(self, facts: dict[str, Any], failure: dict[str, Any] | None = None) -> None:
+        """Plan mode's facts: the contract's ``schemaVersion`` and ``schemaHash``,
+        ``contextStats`` (files, dropped, truncated, totalChars), ``cacheStats``; on a failure
+        the reason and the model's raw reply (redacted; kept even without IPUARO_TRACE_RAW, it
+        is what there is to debug)."""
+        if self._trace is None:
+            return
+        plan = dict(self.redactor.value(facts))
+        if failure is not None:
+            plan["failure"] = self.redactor.value(failure)
+        self._trace["plan"] = plan
 
     # --- output ---------------------------------------------------------------------------
 

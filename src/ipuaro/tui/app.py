@@ -408,7 +408,7 @@ def _relay(answer: asyncio.Future[Answer | str]) -> asyncio.Future[ConfirmDecisi
             answer.cancel()
         else:
             result = settled.result()
-            answer.set_result(Answer(result.choice, result.edited))
+            answer.set_result(Answer(result.choice, result.edited, result.rejected))
 
     decision.add_done_callback(done)
     answer.add_done_callback(lambda _: decision.cancel() if not decision.done() else None)

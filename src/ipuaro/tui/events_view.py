@@ -27,6 +27,8 @@ from ipuaro.core.events import (
     MessageDelta,
     MessageEnd,
     ModeChanged,
+    PlanContextRound,
+    PlanUpdated,
     QueueChanged,
     ToolCallEnd,
     ToolCallOutput,
@@ -123,6 +125,8 @@ class EventView:
             await self._queue_changed(event)
         elif isinstance(event, AgentEnd):
             await self._agent_end(event)
+        elif isinstance(event, PlanContextRound | PlanUpdated):
+            await self._plan_event(event)
         else:
             await self._workspace_event(event)
 
@@ -145,6 +149,20 @@ class EventView:
             await app.chat.notice(f"⚠ {event.message}", "warning")
         elif isinstance(event, ModeChanged):
             app.status.change(auto_apply=event.auto_apply, plan=event.plan_mode)
+
+    async def _plan_event(self, event: PlanContextRound | PlanUpdated) -> None:
+        """Plan mode: what the app fetched for the model (and cut), and the plan kept."""
+        block = await self.app.chat.answer()
+        if isinstance(event, PlanContextRound):
+            what = "auto-context" if event.number == 0 else f"context round {event.number}"
+            await block.add_note(f"→ {what}: {', '.join(event.blocks) or 'nothing'}", "info")
+            for cut in event.cuts:
+                await block.add_note(f"✂ {cut}", "warning")
+            return
+        changes = len(event.plan.proposed_changes.actions)
+        shown = f"{len(event.read_files)} file(s) read"
+        note = f"plan kept with the session · {changes} proposed change(s) · {shown}"
+        await block.add_note(note, "info")
 
     async def _error_raised(self, event: ErrorRaised) -> None:
         error = event.error

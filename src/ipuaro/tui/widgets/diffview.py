@@ -1,5 +1,8 @@
 """A proposed edit inside the chat: every file's diff, the description, and
-``[Y] Apply  [N] Reject  [E] Edit``. The decision resolves a future the edit engine awaits."""
+``[Y] Apply  [N] Reject  [E] Edit``. The decision resolves a future the edit engine awaits.
+
+A change of several files (a plan's) numbers them: ``1``…``9`` turn one file down (and back),
+and ``Y`` applies the rest (``ConfirmDecision.rejected``)."""
 
 from __future__ import annotations
 
@@ -55,6 +58,7 @@ class ConfirmPanel(Vertical, can_focus=True):
         Binding("y", "apply", "Apply"),
         Binding("n,escape", "reject", "Reject"),
         Binding("e", "edit", "Edit"),
+        *(Binding(str(n), f"toggle_file({n - 1})", show=False) for n in range(1, 10)),
     ]
 
     @dataclass
@@ -83,11 +87,16 @@ class ConfirmPanel(Vertical, can_focus=True):
         """When the panel took the focus (:func:`key_clock`); never, until it does."""
         self.deleting = request.kind == "delete"
         self.editable = not self.deleting and any(f.new_text is not None for f in request.files)
+        self.rejected: set[str] = set()
+        """Files turned down with 1…9 (only when the change has several)."""
+        self.per_file = request.per_file and len(request.files) > 1
 
     def compose(self) -> Any:
         yield Static(Text(self.request.title, style="bold"), classes="confirm-title")
         if self.options.show_diff:
-            for change in self.request.files:
+            for number, change in enumerate(self.request.files, 1):
+                if self.per_file:
+                    yield Static(self._file_label(number, change.path), classes="confirm-file")
                 yield DiffView(change, self.options, classes="diff")
         else:
             names = ", ".join(change.path for change in self.request.files)
@@ -102,6 +111,25 @@ class ConfirmPanel(Vertical, can_focus=True):
             yield key_button("n", "Keep" if self.deleting else "Reject", "reject")
             if self.editable:
                 yield key_button("e", "Edit", "edit")
+
+    def _file_label(self, number: int, path: str) -> Text:
+        if path in self.rejected:
+            return Text(f"[{number}] ✗ {path} (rejected; {number} takes it back)", style="red")
+        key = f"[{number}] " if number <= 9 else ""
+        return Text(f"{key}✓ {path}", style="green")
+
+    def action_toggle_file(self, index: int) -> None:
+        """Turn one file of a several-file change down, or take it back."""
+        files = self.request.files
+        if not self.per_file or self.decided or not 0 <= index < len(files):
+            return
+        path = files[index].path
+        self.rejected ^= {path}
+        labels = list(self.query(".confirm-file"))
+        if index < len(labels):
+            label = labels[index]
+            assert isinstance(label, Static)
+            label.update(self._file_label(index + 1, path))
 
     @property
     def decided(self) -> bool:
@@ -130,8 +158,10 @@ class ConfirmPanel(Vertical, can_focus=True):
         if self.future.done():
             return
         self.future.set_result(decision)
+        kept = len(self.request.files) - len(decision.rejected)
         verdict = {
-            "apply": ("✓ applied" if not decision.edited else "✓ applied with your edits"),
+            "apply": ("✓ applied" if not decision.edited else "✓ applied with your edits")
+            + (f" ({kept} of {len(self.request.files)} files)" if decision.rejected else ""),
             "reject": "✗ rejected" if not self.deleting else "✗ kept",
             "always": "✓ applied (always)",
         }[decision.choice]
@@ -162,7 +192,10 @@ class ConfirmPanel(Vertical, can_focus=True):
             await self.typed_for_input(event)
 
     def action_apply(self) -> None:
-        self.decide(ConfirmDecision("apply"))
+        if self.rejected and len(self.rejected) >= len(self.request.files):
+            self.decide(ConfirmDecision("reject"))
+        else:
+            self.decide(ConfirmDecision("apply", rejected=frozenset(self.rejected)))
 
     def action_reject(self) -> None:
         self.decide(ConfirmDecision("reject"))
