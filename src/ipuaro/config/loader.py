@@ -182,6 +182,7 @@ def _restrict_project_layer(layer: _Layer) -> None:
             "whitelist its own commands); move it to your user config "
             f"({USER_FILE} in the ipuaro config dir) or remove it"
         )
+    _restrict_project_mcp(layer)
     project = layer.values.get("project")
     if isinstance(project, dict) and isinstance(project.get("protected_paths"), list):
         defaults = ProjectConfig().protected_paths
@@ -190,6 +191,26 @@ def _restrict_project_layer(layer: _Layer) -> None:
             p for p in project["protected_paths"] if p not in defaults and not p.startswith("!")
         ]
         project["protected_paths"] = [*defaults, *extra]
+
+
+def _restrict_project_mcp(layer: _Layer) -> None:
+    """A project may declare MCP servers (they start only once the project is trusted) and deny
+    tools, but never allow its own tools; a server it declares or changes is marked as the
+    project's, so a user-declared server it edits is held back too."""
+    mcp = layer.values.get("mcp")
+    if not isinstance(mcp, dict):
+        return
+    if mcp.get("allow"):
+        raise ConfigError(
+            f"{layer.source}: mcp.allow: not allowed in a project file (a cloned repository "
+            "could allow its own MCP tools to run without asking); move it to your user config "
+            f"({USER_FILE} in the ipuaro config dir) or remove it"
+        )
+    servers = mcp.get("servers")
+    if isinstance(servers, dict):
+        for server in servers.values():
+            if isinstance(server, dict):
+                server["declared_in"] = "project"
 
 
 def _file_layer(path: Path, *, required: bool) -> _Layer | None:
@@ -318,21 +339,36 @@ def _display_path(model: type[BaseModel], path: tuple[str | int, ...]) -> str:
     """``("llm", "context_window")`` → ``llm.contextWindow``, as written in JSON files."""
     text = ""
     current: type[BaseModel] | None = model
+    named: type[Section] | None = None  # the part after a dict of sections is a name
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
             current = None
             continue
+        if named is not None:
+            text += f".{part}"
+            current, named = named, None
+            continue
         info = current.model_fields.get(part) if current is not None else None
         shown = (info.alias or part) if info is not None else part
         text += f".{shown}" if text else shown
         current = _section_type(info.annotation) if info is not None else None
+        named = _named_section_type(info.annotation) if info is not None else None
     return text
 
 
 def _section_type(annotation: Any) -> type[Section] | None:
     if isinstance(annotation, type) and issubclass(annotation, Section):
         return annotation
+    return None
+
+
+def _named_section_type(annotation: Any) -> type[Section] | None:
+    """``dict[str, SomeSection]`` → ``SomeSection`` (sections keyed by a user-chosen name)."""
+    if get_origin(annotation) is dict:
+        args = get_args(annotation)
+        if len(args) == 2:
+            return _section_type(args[1])
     return None
 
 
@@ -360,9 +396,18 @@ def _canonical(
                 else "known keys: " + ", ".join(prefix + alias for alias in aliases)
             )
             raise ConfigError(f"{source}: unknown key {full} ({hint})")
-        section = _section_type(model.model_fields[name].annotation)
+        annotation = model.model_fields[name].annotation
+        section = _section_type(annotation)
         if section is not None and isinstance(value, Mapping):
             value = _canonical(value, section, (*path, name), source, loose)
+        elif (named := _named_section_type(annotation)) is not None and isinstance(value, Mapping):
+            # ``mcp.servers``: objects by a name the user picks, each a section of its own
+            value = {
+                key: _canonical(item, named, (*path, name, key), source, loose)
+                if isinstance(item, Mapping)
+                else item
+                for key, item in value.items()
+            }
         result[name] = value
     return result
 
@@ -401,6 +446,9 @@ def _describe_error(layer: _Layer, error: ValidationError) -> str:
             break
     if first["type"] == "extra_forbidden":  # normally caught by _canonical already
         text = f"{source}: unknown key {key_path}"
+    elif first["type"] == "value_error":  # a section's own check: its message says the fix
+        message = str(first["msg"]).removeprefix("Value error, ")
+        text = f"{source}: {key_path}: {message}"
     else:
         expected = _describe_field(loc) or first["msg"].lower()
         text = f"{source}: {key_path}: expected {expected}, got {_render_value(first['input'])}"
@@ -429,6 +477,10 @@ def _describe_field(loc: tuple[str | int, ...]) -> str | None:
         if isinstance(part, int):  # an item of a list
             args = get_args(annotation)
             annotation, metadata = (args[0] if args else None), []
+            continue
+        named = _named_section_type(annotation) if model is None else None
+        if named is not None:  # the name of an entry in a dict of sections
+            model, annotation, metadata = named, named, []
             continue
         if model is None:
             break  # pydantic adds union-member tags after the field; the field decides
