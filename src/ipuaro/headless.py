@@ -39,6 +39,7 @@ from ipuaro.core.events import (
     ErrorChoice,
     ErrorRaised,
     Event,
+    ExtensionWarning,
     MessageDelta,
     MessageEnd,
     ToolCallEnd,
@@ -196,6 +197,8 @@ class Printer:
             self.err.write(f"  ✗ {first}\n")
         elif isinstance(event, ErrorRaised):
             self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
+        elif isinstance(event, ExtensionWarning):
+            self.err.write(f"ipuaro: warning: {event.message}\n")
 
     def final(self, result: dict[str, Any]) -> None:
         if self.mode in ("json", "stream-json"):

@@ -40,6 +40,7 @@ from ipuaro.core.events import (
     AgentEnd,
     Compaction,
     Event,
+    ExtensionWarning,
     IndexProgress,
     MessageDelta,
     ModeChanged,
@@ -154,7 +155,7 @@ class AcpSession:
             self.outbox.put(
                 CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode)
             )
-        elif isinstance(event, WatcherFailed):
+        elif isinstance(event, WatcherFailed | ExtensionWarning):
             self.outbox.put(update_agent_thought_text(event.message))
         elif isinstance(event, AgentEnd) and event.reason not in ("done", "aborted"):
             detail = event.detail or event.reason

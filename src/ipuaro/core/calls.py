@@ -37,8 +37,8 @@ def describe_call(registry: ToolRegistry, call: ToolCall) -> CallFacts:
         return CallFacts("other", ())
     if name in DELETE_TOOLS:
         kind: ToolKind = "delete"
-    elif name in EXECUTE_TOOLS:
-        kind = "execute"
+    elif name in EXECUTE_TOOLS or not getattr(tool, "edits_files", True):
+        kind = "execute"  # run_command, or an MCP tool: code that runs, not an edit
     elif not tool.read_only:
         kind = "edit"
     elif name in SEARCH_TOOLS:

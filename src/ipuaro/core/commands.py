@@ -58,6 +58,12 @@ class CommandSpec:
     """May run while the agent answers."""
 
 
+async def _mcp(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.mcp_status import mcp_command
+
+    return await mcp_command(workspace, args)
+
+
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "show the commands and keys"),
     CommandSpec("clear", "/clear", "clear the conversation (the session and undo stay)"),
@@ -82,6 +88,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("plan", "/plan [on|off]", "plan mode: no edits or commands", 0, 1, ("on", "off")),
     CommandSpec("model", "/model [NAME]", "show the model, or switch to NAME", max_args=1),
+    CommandSpec("mcp", "/mcp", "MCP servers: state and tools", operation=_mcp),
 )
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}

@@ -51,6 +51,7 @@ __all__ = [
     "ErrorKind",
     "ErrorRaised",
     "Event",
+    "ExtensionWarning",
     "HistoryCleared",
     "IndexFinished",
     "IndexProgress",
@@ -135,6 +136,17 @@ class WatcherFailed:
     type: Literal["watcher_failed"] = "watcher_failed"
 
 
+@dataclass(frozen=True)
+class ExtensionWarning:
+    """An extension failed and was set aside, said once (an MCP server that could not start,
+    crashed or hung: its tools are withdrawn); the session goes on."""
+
+    source: str
+    """Which extension: ``mcp``."""
+    message: str
+    type: Literal["extension_warning"] = "extension_warning"
+
+
 WorkspaceEvent = (
     IndexProgress
     | IndexFinished
@@ -143,6 +155,7 @@ WorkspaceEvent = (
     | ModeChanged
     | ModelChanged
     | WatcherFailed
+    | ExtensionWarning
 )
 Event = AgentEvent | WorkspaceEvent
 Listener = Callable[[Event], None]

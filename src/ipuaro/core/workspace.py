@@ -29,6 +29,7 @@ from ipuaro.core.events import (
     AgentEnd,
     EndReason,
     Event,
+    ExtensionWarning,
     HistoryCleared,
     Listener,
     ModeChanged,
@@ -51,6 +52,7 @@ from ipuaro.core.sessions import SessionArchive
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
+    from ipuaro.core.mcp_status import McpServerInfo
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.llm.protocol import ModelClient
@@ -77,6 +79,9 @@ class WorkspaceOptions:
     environ: Mapping[str, str] | None = None
     client: ModelClient | None = None
     """A ready model client (tests, benchmarks); by default one is made from the config."""
+    project_trusted: bool = False
+    """The user trusts this project: extensions it declares (MCP servers in ``.ipuaro.json``)
+    may run. The user's own always may."""
 
 
 class Workspace:
@@ -137,6 +142,7 @@ class Workspace:
                 client=options.client if session_id is None else None,
                 environ=options.environ,
                 prompt=options.prompt if session_id is None else None,
+                project_trusted=options.project_trusted,
             )
         except SessionNotFound as error:
             raise OpenError("session", str(error)) from None
@@ -150,6 +156,8 @@ class Workspace:
             self._unsubscribe_agent()
         self._ctx = ctx
         self._unsubscribe_agent = ctx.agent.subscribe(self._emit)
+        if ctx.mcp is not None:
+            ctx.mcp.notify = lambda message: self._emit(ExtensionWarning("mcp", message))
         if self._plan_mode:
             ctx.agent.set_plan_mode(True)
 
@@ -474,6 +482,15 @@ class Workspace:
         window = self.window
         self._emit(ModelChanged(self.model, window.tokens, window.source))
         return ModelSwitch(problem is None, self.model, window, problem)
+
+    # --- extensions -----------------------------------------------------------------------
+
+    async def mcp_servers(self) -> list[McpServerInfo]:
+        """The MCP servers: state, why not running, tools (starts them if no request has yet:
+        the user asked to see them)."""
+        from ipuaro.core.mcp_status import mcp_servers
+
+        return await mcp_servers(self)
 
     # --- /eval ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from ipuaro.core.events import (
     ContextUpdate,
     ErrorRaised,
     Event,
+    ExtensionWarning,
     IndexFinished,
     IndexProgress,
     MessageDelta,
@@ -132,6 +133,8 @@ class EventView:
                 await app.chat.notice(event.summary, "info")
         elif isinstance(event, WatcherFailed):
             app.notify(event.message, severity="warning" if event.fatal else "error")
+        elif isinstance(event, ExtensionWarning):
+            await app.chat.notice(f"⚠ {event.message}", "warning")
         elif isinstance(event, ModeChanged):
             app.status.change(auto_apply=event.auto_apply, plan=event.plan_mode)
 
