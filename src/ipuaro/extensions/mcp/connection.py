@@ -221,6 +221,8 @@ class ServerConnection:
         """Stop the server (stdio: close its stdin, then terminate its process group)."""
         task, self._task = self._task, None
         self._stop.set()
+        if task is not None and not task.done() and self._client is None:
+            task.cancel()  # stuck in the handshake: nothing to wind down politely
         if task is not None and not task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
