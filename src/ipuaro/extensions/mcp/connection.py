@@ -148,8 +148,18 @@ class ServerConnection:
             cursor = page.next_cursor
             if cursor is None:
                 break
-        capabilities = client.server_capabilities
-        return Listing(tuple(tools), capabilities.resources is not None)
+        return Listing(tuple(tools), await self._offers_resources(client))
+
+    async def _offers_resources(self, client: Client) -> bool:
+        """Whether the server lists any resource (servers built with the SDK declare the
+        capability with none to offer: ``mcp_read_resource`` would be a useless tool)."""
+        if client.server_capabilities.resources is None:
+            return False
+        try:
+            page = await client.list_resources()
+        except MCPError:
+            return False
+        return bool(page.resources)
 
     # --- requests ---------------------------------------------------------------------------
 
