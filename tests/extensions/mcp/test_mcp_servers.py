@@ -221,6 +221,7 @@ async def test_servers_that_never_answer_or_do_not_exist_are_left_out(tmp_path: 
     servers = {
         "mute": demo_stdio("--mute", startupTimeout=1),
         "ghost": {"command": "no-such-mcp-server-xyz"},
+        "lost": {"command": "true", "cwd": "no/such/dir"},
     }
     async with harness(tmp_path, servers) as h:
         started = time.monotonic()
@@ -229,9 +230,10 @@ async def test_servers_that_never_answer_or_do_not_exist_are_left_out(tmp_path: 
         assert h.mcp_names() == []
         notices = sorted(h.manager.notices)
         assert "'ghost' could not start" in notices[0] and "no such program" in notices[0]
-        assert "'mute' could not start" in notices[1] and "within 1 s" in notices[1]
+        assert "'lost' could not start" in notices[1] and "no/such/dir does not" in notices[1]
+        assert "'mute' could not start" in notices[2] and "within 1 s" in notices[2]
         await h.registry.prepare()
-        assert len(h.manager.notices) == 2, "reported once, not at every turn"
+        assert len(h.manager.notices) == 3, "reported once, not at every turn"
 
 
 async def test_an_untrusted_projects_server_is_not_started(tmp_path: Path) -> None:

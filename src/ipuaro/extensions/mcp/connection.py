@@ -79,6 +79,10 @@ class ServerConnection:
     async def start(self) -> Listing:
         """Connect, list tools (every page) and say whether it has resources. Raises
         :class:`ServerLost` when it fails or does not answer within ``startupTimeout``."""
+        if self.config.command is not None and not self._cwd().is_dir():
+            raise ServerLost(
+                f"its working directory {self._cwd()} does not exist (mcp.servers.{self.name}.cwd)"
+            )
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[Listing] = loop.create_future()
         self._task = asyncio.create_task(self._run(ready), name=f"mcp server {self.name}")
@@ -125,7 +129,7 @@ class ServerConnection:
             )
             return _owning_http(config.url, http)
         assert config.command is not None
-        cwd = self.root / config.cwd if config.cwd else self.root
+        cwd = self._cwd()
         # Kept open for the server's life (closed in close()): its last words explain a crash.
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         params = StdioServerParameters(
@@ -135,6 +139,9 @@ class ServerConnection:
             cwd=str(cwd),
         )
         return stdio_client(params, errlog=self._stderr)
+
+    def _cwd(self) -> Path:
+        return self.root / self.config.cwd if self.config.cwd else self.root
 
     async def _list(self, client: Client) -> Listing:
         tools: list[ServerTool] = []
