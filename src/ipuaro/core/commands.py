@@ -88,7 +88,6 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("plan", "/plan [on|off]", "plan mode: no edits or commands", 0, 1, ("on", "off")),
     CommandSpec("model", "/model [NAME]", "show the model, or switch to NAME", max_args=1),
-    CommandSpec("mcp", "/mcp", "MCP servers: state and tools", operation=_mcp),
 )
 
 BY_NAME = {spec.name: spec for spec in COMMANDS}
@@ -101,6 +100,9 @@ def register(spec: CommandSpec) -> None:
     if spec.name in BY_NAME:
         raise ValueError(f"/{spec.name} exists already")
     BY_NAME[spec.name] = spec
+
+
+register(CommandSpec("mcp", "/mcp", "MCP servers: state and tools", operation=_mcp))
 
 
 def unregister(name: str) -> None:
