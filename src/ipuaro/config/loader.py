@@ -208,9 +208,16 @@ def _restrict_project_mcp(layer: _Layer) -> None:
         )
     servers = mcp.get("servers")
     if isinstance(servers, dict):
-        for server in servers.values():
-            if isinstance(server, dict):
-                server["declared_in"] = "project"
+        for name, server in servers.items():
+            if not isinstance(server, dict):
+                continue
+            if server.get("sandbox") is False:
+                raise ConfigError(
+                    f"{layer.source}: mcp.servers.{name}.sandbox: a project file cannot run "
+                    "its server outside the sandbox; remove the key (or declare the server in "
+                    f"your user config, {USER_FILE} in the ipuaro config dir)"
+                )
+            server["declared_in"] = "project"
 
 
 def _file_layer(path: Path, *, required: bool) -> _Layer | None:

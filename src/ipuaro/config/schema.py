@@ -261,6 +261,10 @@ class McpServerConfig(Section):
     timeout: float = Field(120.0, gt=0, le=3600)
     """Seconds one tool call or resource read may take; past it the server counts as hung: it
     is stopped, reported once, and its tools are withdrawn."""
+    sandbox: bool | None = None
+    """Run the server (stdio) in the kernel sandbox of ``sandbox.*``: the project writable, the
+    rest read-only, secret locations unreadable, network only with ``sandbox.network``. Default:
+    on for a server a project declares (a project file cannot turn it off), off for yours."""
     declared_in: Literal["user", "project"] = "user"
     """Set by the loader: ``project`` when ``.ipuaro.json`` declared or changed this server
     (it then starts only in a trusted project)."""

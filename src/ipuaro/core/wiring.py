@@ -219,7 +219,9 @@ def _mcp_manager(
         return None
     from ipuaro.extensions.mcp import McpManager
 
-    return McpManager(config.mcp, root, env, project_trusted=project_trusted)
+    return McpManager(
+        config.mcp, root, env, project_trusted=project_trusted, sandbox=config.sandbox
+    )
 
 
 def _tracer(

@@ -42,6 +42,16 @@ def build(extra_tools: int) -> Any:
         return (text.upper() + "\n") * times
 
     @app.tool()
+    def touch(path: str) -> str:
+        """Create a file: ``ok``, or the error that stopped it."""
+        try:
+            with open(path, "w") as handle:
+                handle.write("x")
+        except OSError as error:
+            return f"error: {error.strerror}"
+        return "ok"
+
+    @app.tool()
     def crash() -> str:
         """Exit the server process at once."""
         sys.stderr.write("demo: crashing on request\n")

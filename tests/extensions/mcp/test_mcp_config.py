@@ -55,6 +55,10 @@ def project_with(
         ({"servers": {"git": "uvx mcp-server-git"}}, "mcp.servers.git: expected an object"),
         ({"maxTools": -1}, "mcp.maxTools: expected an integer from 0 to 200, got -1"),
         ({"allow": ["mcp__git__*"]}, "mcp.allow: not allowed in a project file"),
+        (
+            {"servers": {"git": {"command": "uvx", "sandbox": False}}},
+            "mcp.servers.git.sandbox: a project file cannot run its server outside the sandbox",
+        ),
     ],
 )
 def test_a_bad_mcp_section_names_the_file_the_key_and_the_fix(

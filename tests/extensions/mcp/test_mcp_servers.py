@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -14,6 +15,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ipuaro.config.schema import Config
 from ipuaro.domain import ToolResult
@@ -319,3 +322,32 @@ async def test_third_party_server_from_pypi_mcp_server_time(tmp_path: Path) -> N
         result = await h.call("mcp__time__get_current_time", timezone="Asia/Tokyo")
         assert result.success, result.error
         assert '"timezone": "Asia/Tokyo"' in str(result.data)
+
+
+async def test_a_project_server_runs_in_the_sandbox_and_the_users_does_not(
+    tmp_path: Path,
+) -> None:
+    from ipuaro.security.sandbox import engine
+
+    if engine() is None:
+        pytest.skip("no Landlock on this machine: nothing confines the server")
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(DEMO, project / "demo_server.py")  # a project server lives in the project
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    theirs = {
+        "command": sys.executable,
+        "args": ["demo_server.py"],
+        "declaredIn": "project",
+    }
+    servers = {"theirs": theirs, "mine": demo_stdio()}
+    async with harness(tmp_path, servers, trusted=True, allow=["mcp__*"]) as h:
+
+        async def touch(server: str, path: Path) -> str:
+            return str((await h.call(f"mcp__{server}__touch", path=str(path))).data)
+
+        assert await touch("theirs", project / "inside.txt") == "ok"
+        assert (await touch("theirs", outside / "escape.txt")).startswith("error:")
+        assert not (outside / "escape.txt").exists()
+        assert await touch("mine", outside / "mine.txt") == "ok", "the user's own: not confined"

@@ -25,8 +25,9 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from ipuaro.config.schema import McpServerConfig
+from ipuaro.config.schema import McpServerConfig, SandboxConfig
 from ipuaro.extensions.mcp.environment import server_environment, server_headers
+from ipuaro.security.sandbox import SandboxProfile, sandboxed_argv
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -65,12 +66,18 @@ class ServerConnection:
     with :meth:`close` (idempotent)."""
 
     def __init__(
-        self, name: str, config: McpServerConfig, root: Path, environ: Mapping[str, str]
+        self,
+        name: str,
+        config: McpServerConfig,
+        root: Path,
+        environ: Mapping[str, str],
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         self.name = name
         self.config = config
         self.root = root
         self.environ = environ
+        self.sandbox = sandbox
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -132,12 +139,13 @@ class ServerConnection:
         cwd = self._cwd()
         # Kept open for the server's life (closed in close()): its last words explain a crash.
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
-        params = StdioServerParameters(
-            command=config.command,
-            args=list(config.args),
-            env=server_environment(config, self.environ),
-            cwd=str(cwd),
-        )
+        argv = [config.command, *config.args]
+        env = server_environment(config, self.environ)
+        confined = config.sandbox if config.sandbox is not None else config.declared_in == "project"
+        if confined:
+            profile = SandboxProfile.for_project(self.root, self.sandbox, env=self.environ)
+            argv, env = sandboxed_argv(profile, argv), profile.environment(env)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
         return stdio_client(params, errlog=self._stderr)
 
     def _cwd(self) -> Path:

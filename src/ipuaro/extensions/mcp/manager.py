@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ipuaro.config.schema import McpConfig, McpServerConfig
+from ipuaro.config.schema import McpConfig, McpServerConfig, SandboxConfig
 from ipuaro.extensions.mcp.connection import (
     ServerConnection,
     ServerLost,
@@ -62,6 +62,8 @@ class McpManager:
     root: Path
     environ: Mapping[str, str]
     project_trusted: bool = False
+    sandbox: SandboxConfig | None = None
+    """The sandbox settings stdio servers run under when they are confined."""
     notify: Callable[[str], None] | None = None
     """Called once per problem (a server that could not start, crashed, hung, or was held
     back): the workspace turns it into an event every front end shows."""
@@ -109,7 +111,9 @@ class McpManager:
             self.revision += 1
 
     async def _start(self, entry: ServerEntry) -> None:
-        connection = ServerConnection(entry.name, entry.config, self.root, self.environ)
+        connection = ServerConnection(
+            entry.name, entry.config, self.root, self.environ, self.sandbox
+        )
         try:
             listing = await connection.start()
         except ServerLost as error:
