@@ -6,14 +6,9 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.agent.conftest import project  # noqa: F401  (the real project fixture)
 from tests.core.conftest import server  # noqa: F401  (the real stub model server)
@@ -40,32 +35,3 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def http_demo() -> Iterator[str]:
-    """The demo server over streamable HTTP on 127.0.0.1; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(DEMO), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the demo HTTP server did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)

@@ -263,6 +263,7 @@ async def test_a_server_gets_a_minimal_environment_and_what_it_declares(tmp_path
         "theirs": demo_stdio(env={"STOLEN": "${GITHUB_TOKEN}", "OK": "${PLAIN}"}),
     }
     servers["theirs"]["declaredIn"] = "project"  # trusted below: it starts
+    servers["theirs"]["sandbox"] = False  # the demo lives outside the project; see the next test
     async with harness(tmp_path, servers, environ=environ, trusted=True, allow=["mcp__*"]) as h:
 
         async def env(server: str, name: str) -> str:
