@@ -99,7 +99,7 @@ class ServerConnection:
             await self.close()
             raise ServerLost(
                 f"did not answer within {self.config.startup_timeout:g} s of starting "
-                "(mcp.servers.*.startupTimeout)"
+                f"(mcp.servers.{self.name}.startupTimeout)"
             ) from None
         except ServerLost:
             await self.close()
@@ -109,8 +109,8 @@ class ServerConnection:
         try:
             transport = self._transport()
             async with Client(transport, read_timeout_seconds=self.config.timeout) as client:
-                self._client = client
                 listing = await self._list(client)
+                self._client = client  # from now on close() winds it down politely
                 if not ready.done():
                     ready.set_result(listing)
                 await self._stop.wait()
@@ -118,7 +118,7 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(ServerLost("stopped while starting"))
             raise
-        except BaseException as error:  # the SDK raises anything from a failed spawn to HTTP
+        except Exception as error:  # the SDK raises anything from a failed spawn to HTTP
             log.debug("MCP server %s ended", self.name, exc_info=True)
             if not ready.done():
                 ready.set_exception(ServerLost(self._explain(error)))
@@ -247,7 +247,7 @@ class ServerConnection:
         task, self._task = self._task, None
         self._stop.set()
         if task is not None and not task.done() and self._client is None:
-            task.cancel()  # stuck in the handshake: nothing to wind down politely
+            task.cancel()  # stuck starting: nothing to wind down politely
         if task is not None and not task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(task), CLOSE_TIMEOUT_S)
