@@ -184,6 +184,7 @@ def _restrict_project_layer(layer: _Layer) -> None:
             "whitelist its own commands); move it to your user config "
             f"({USER_FILE} in the ipuaro config dir) or remove it"
         )
+    _restrict_project_mcp(layer)
     project = layer.values.get("project")
     if isinstance(project, dict) and isinstance(project.get("protected_paths"), list):
         defaults = ProjectConfig().protected_paths
@@ -211,6 +212,33 @@ def _reserve_project_keys(layer: _Layer) -> None:
                 f"{layer.source}: extensions.project{key.capitalize()}: set by ipuaro from a "
                 f"project's {PROJECT_FILE}; write extensions.{key} instead"
             )
+
+
+def _restrict_project_mcp(layer: _Layer) -> None:
+    """A project may declare MCP servers (they start only once the project is trusted) and deny
+    tools, but never allow its own tools; a server it declares or changes is marked as the
+    project's, so a user-declared server it edits is held back too."""
+    mcp = layer.values.get("mcp")
+    if not isinstance(mcp, dict):
+        return
+    if mcp.get("allow"):
+        raise ConfigError(
+            f"{layer.source}: mcp.allow: not allowed in a project file (a cloned repository "
+            "could allow its own MCP tools to run without asking); move it to your user config "
+            f"({USER_FILE} in the ipuaro config dir) or remove it"
+        )
+    servers = mcp.get("servers")
+    if isinstance(servers, dict):
+        for name, server in servers.items():
+            if not isinstance(server, dict):
+                continue
+            if server.get("sandbox") is False:
+                raise ConfigError(
+                    f"{layer.source}: mcp.servers.{name}.sandbox: a project file cannot run "
+                    "its server outside the sandbox; remove the key (or declare the server in "
+                    f"your user config, {USER_FILE} in the ipuaro config dir)"
+                )
+            server["declared_in"] = "project"
 
 
 def _file_layer(path: Path, *, required: bool) -> _Layer | None:
@@ -454,6 +482,9 @@ def _describe_error(layer: _Layer, error: ValidationError) -> str:
             break
     if first["type"] == "extra_forbidden":  # normally caught by _canonical already
         text = f"{source}: unknown key {key_path}"
+    elif first["type"] == "value_error":  # a section's own check: its message says the fix
+        message = str(first["msg"]).removeprefix("Value error, ")
+        text = f"{source}: {key_path}: {message}"
     else:
         expected = _describe_field(loc) or first["msg"].lower()
         text = f"{source}: {key_path}: expected {expected}, got {_render_value(first['input'])}"

@@ -6,10 +6,11 @@ Unknown keys are errors, so a typo never silently does nothing.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -313,6 +314,87 @@ class PlanConfig(Section):
     """Auto-context: lines shown before and after each traceback frame inside the project."""
 
 
+MCP_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
+"""A server's name: it becomes part of tool names (``mcp__NAME__TOOL``), which models accept
+only as letters, digits, ``_`` and ``-``."""
+
+
+class McpServerConfig(Section):
+    """One MCP server: a command started over stdio, or a streamable HTTP URL."""
+
+    command: str | None = None
+    """Program to start (stdio transport), looked up on PATH: ``uvx``, ``npx``, ``python3``."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments of ``command``."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment variables for the server, on top of a minimal base (HOME, PATH, LANG, USER,
+    SHELL, TERM): nothing else of ipuaro's environment reaches it. ``${NAME}`` takes a value from
+    ipuaro's environment (user config only; a project's servers get no secrets that way)."""
+    cwd: str | None = None
+    """Working directory of ``command``; relative to the project root; default the root."""
+    url: str | None = None
+    """Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``) instead of a command."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers sent with every request to ``url`` (``${NAME}`` expands as in ``env``)."""
+    enabled: bool = True
+    """False: declared but never started."""
+    startup_timeout: float = Field(30.0, gt=0, le=600)
+    """Seconds to start and answer the handshake and the tool list; past it the server is
+    reported once and left out for the session."""
+    timeout: float = Field(120.0, gt=0, le=3600)
+    """Seconds one tool call or resource read may take; past it the server counts as hung: it
+    is stopped, reported once, and its tools are withdrawn."""
+    sandbox: bool | None = None
+    """Run the server (stdio) in the kernel sandbox of ``sandbox.*``: the project writable, the
+    rest read-only, secret locations unreadable, network only with ``sandbox.network``. Default:
+    on for a server a project declares (a project file cannot turn it off), off for yours."""
+    declared_in: Literal["user", "project"] = "user"
+    """Set by the loader: ``project`` when ``.ipuaro.json`` declared or changed this server
+    (it then starts only in a trusted project)."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if self.command is None and self.url is None:
+            raise ValueError(
+                'give either "command" (a program started over stdio) or "url" (a streamable '
+                "HTTP endpoint)"
+            )
+        if self.command is not None and self.url is not None:
+            raise ValueError('give "command" or "url", not both')
+        if self.command is not None and not self.command.strip():
+            raise ValueError('"command" is empty; name the program to start')
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f'"url" must start with http:// or https://, got {self.url!r}')
+        return self
+
+
+class McpConfig(Section):
+    """MCP (Model Context Protocol) servers whose tools the model may call."""
+
+    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    """Servers by name (``git``, ``docs``); tools are offered as ``mcp__NAME__TOOL``. Started at
+    the first request that needs tools."""
+    max_tools: int = Field(16, ge=0, le=200)
+    """Most MCP tools offered to the model one by one (small models get lost in long tool
+    lists); the rest stay callable through the one ``mcp_call`` tool."""
+    allow: list[str] = Field(default_factory=list)
+    """Tools called without asking: ``mcp__git__git_status``, or a pattern ``mcp__time__*``.
+    User config only (a project cannot allow its own tools)."""
+    deny: list[str] = Field(default_factory=list)
+    """Tools never called (not offered either); patterns as in ``allow``. Deny beats allow."""
+
+    @field_validator("servers")
+    @classmethod
+    def _server_names(cls, servers: dict[str, McpServerConfig]) -> dict[str, McpServerConfig]:
+        for name in servers:
+            if not re.match(MCP_NAME_PATTERN, name) or "__" in name:
+                raise ValueError(
+                    f"server name {name!r}: use 1-32 letters, digits, '_' or '-' (no '__'), "
+                    "starting with a letter or digit"
+                )
+        return servers
+
+
 class Config(Section):
     """The whole configuration. Layers: defaults < user < project < env < CLI."""
 
@@ -335,3 +417,4 @@ class Config(Section):
     blacklist: BlacklistConfig = Field(default_factory=BlacklistConfig)
     extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)

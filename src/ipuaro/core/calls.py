@@ -38,7 +38,9 @@ def describe_call(registry: ToolRegistry, call: ToolCall) -> CallFacts:
     if name in DELETE_TOOLS:
         kind: ToolKind = "delete"
     elif name in EXECUTE_TOOLS or getattr(tool, "executes", False):
-        kind = "execute"
+        kind = "execute"  # run_command or a script tool: a program runs
+    elif not getattr(tool, "edits_files", True):
+        kind = "execute"  # an MCP tool: code that runs, not an edit
     elif not tool.read_only:
         kind = "edit"
     elif name in SEARCH_TOOLS:

@@ -64,6 +64,12 @@ class CommandSpec:
     up, and an unpaired quote (``don't``) is just a character."""
 
 
+async def _mcp(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.mcp_status import mcp_command
+
+    return await mcp_command(workspace, args)
+
+
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "show the commands and keys"),
     CommandSpec("clear", "/clear", "clear the conversation (the session and undo stay)"),
@@ -117,6 +123,9 @@ register(
         operation=_apply,
     )
 )
+
+
+register(CommandSpec("mcp", "/mcp", "MCP servers: state and tools", operation=_mcp))
 
 
 def unregister(name: str) -> None:

@@ -143,10 +143,13 @@ class WatcherFailed:
 
 @dataclass(frozen=True)
 class ExtensionWarning:
-    """A hook failed or hung (it was stopped), or an extension could not be used; the session
-    goes on."""
+    """An extension failed and was set aside, said once — a hook that failed or hung (it was
+    stopped), an MCP server that could not start, crashed or hung (its tools are withdrawn);
+    the session goes on."""
 
     message: str
+    source: str = "extension"
+    """Which kind of extension: ``hook``, ``mcp``, ``extension``."""
     type: Literal["extension_warning"] = "extension_warning"
 
 

@@ -44,8 +44,12 @@ class _Shape:
 class ExtensionHost:
     """One workspace's extensions, from opening to closing."""
 
-    def __init__(self, root: Path, loaded: Extensions, runner: HookRunner | None) -> None:
+    def __init__(
+        self, root: Path, loaded: Extensions, runner: HookRunner | None, trusted: bool = False
+    ) -> None:
         self.root = root
+        self.trusted = trusted
+        """The project's own programs (script tools, hooks, MCP servers) may run."""
         self.loaded = loaded
         self.runner = runner
         self.warnings = list(loaded.warnings)
@@ -83,7 +87,7 @@ class ExtensionHost:
         )
         if unremembered is not None:
             loaded.warnings.append(unremembered)
-        return cls(root, loaded, loaded.runner(root, config))
+        return cls(root, loaded, loaded.runner(root, config), trusted)
 
     @property
     def tools(self) -> list[Tool]:

@@ -30,6 +30,7 @@ from ipuaro.tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
+    from ipuaro.extensions.mcp import McpManager
     from ipuaro.index.indexer import Indexer
     from ipuaro.tools.registry import ToolRegistry
     from ipuaro.trace.recorder import TraceRecorder
@@ -50,6 +51,8 @@ class AppContext:
     model_info: ModelInfo | None
     tracer: TraceRecorder | None = None
     warnings: list[str] = field(default_factory=list)
+    mcp: McpManager | None = None
+    """The MCP servers of ``mcp.servers`` (None when none is declared)."""
 
     @property
     def session(self) -> Session:
@@ -69,6 +72,8 @@ class AppContext:
 
     async def aclose(self) -> None:
         await self.close_shell()
+        if self.mcp is not None:
+            await self.mcp.aclose()
         await self.client.aclose()
         self.store.close()
 
@@ -99,6 +104,7 @@ async def build_app(
     prompt: str | None = None,
     extra_tools: Sequence[Tool] = (),
     tool_hooks: ToolHooks | None = None,
+    project_trusted: bool = False,
 ) -> AppContext:
     """Open everything for ``root`` (``prompt``: the request a headless run will send, saved
     into the session first; ``extra_tools``: script tools offered with the built-ins;
@@ -153,6 +159,9 @@ async def build_app(
 
         paths = PathPolicy.from_config(root, config)
         registry = ToolRegistry([*builtin_tools(), *extra_tools])
+        mcp = _mcp_manager(root, config, env, project_trusted)
+        if mcp is not None:  # servers start at the first request, not here
+            registry.add_source(mcp)
         tool_ctx = ToolContext(
             root=root,
             config=config,
@@ -215,6 +224,21 @@ async def build_app(
         model_info=info,
         tracer=tracer,
         warnings=warnings,
+        mcp=mcp,
+    )
+
+
+def _mcp_manager(
+    root: Path, config: Config, env: Mapping[str, str], project_trusted: bool
+) -> McpManager | None:
+    """The MCP client when servers are declared (``project_trusted``: servers declared in
+    ``.ipuaro.json`` may start; the user's always may)."""
+    if not config.mcp.servers:
+        return None
+    from ipuaro.extensions.mcp import McpManager
+
+    return McpManager(
+        config.mcp, root, env, project_trusted=project_trusted, sandbox=config.sandbox
     )
 
 

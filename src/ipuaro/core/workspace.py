@@ -30,6 +30,7 @@ from ipuaro.core.events import (
     AgentEnd,
     EndReason,
     Event,
+    ExtensionWarning,
     HistoryCleared,
     Listener,
     ModeChanged,
@@ -54,6 +55,7 @@ from ipuaro.core.sessions import SessionArchive
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
+    from ipuaro.core.mcp_status import McpServerInfo
     from ipuaro.core.plan_apply import ApplyReport
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
@@ -83,6 +85,9 @@ class WorkspaceOptions:
     environ: Mapping[str, str] | None = None
     client: ModelClient | None = None
     """A ready model client (tests, benchmarks); by default one is made from the config."""
+    project_trusted: bool = False
+    """The user trusts this project: extensions it declares (MCP servers in ``.ipuaro.json``)
+    may run. The user's own always may."""
 
 
 class Workspace:
@@ -153,6 +158,10 @@ class Workspace:
                 prompt=options.prompt if session_id is None else None,
                 extra_tools=self._extensions.tools if self._extensions else (),
                 tool_hooks=self._extensions.runner if self._extensions else None,
+                # MCP servers a project declares start once it is trusted: the same answer
+                # as its script tools and hooks (the trust question asked on opening).
+                project_trusted=options.project_trusted
+                or (self._extensions is not None and self._extensions.trusted),
             )
         except SessionNotFound as error:
             raise OpenError("session", str(error)) from None
@@ -167,6 +176,8 @@ class Workspace:
         self._ctx = ctx
         self._unsubscribe_agent = ctx.agent.subscribe(self._emit)
         ctx.tool_ctx.remember = self.propose_memory_patch  # the `remember` tool asks through us
+        if ctx.mcp is not None:
+            ctx.mcp.notify = lambda message: self._emit(ExtensionWarning(message, "mcp"))
         if self._plan_mode:
             ctx.agent.set_plan_mode(True)
 
@@ -566,6 +577,15 @@ class Workspace:
         window = self.window
         self._emit(ModelChanged(self.model, window.tokens, window.source))
         return ModelSwitch(problem is None, self.model, window, problem)
+
+    # --- extensions -----------------------------------------------------------------------
+
+    async def mcp_servers(self) -> list[McpServerInfo]:
+        """The MCP servers: state, why not running, tools (starts them if no request has yet:
+        the user asked to see them)."""
+        from ipuaro.core.mcp_status import mcp_servers
+
+        return await mcp_servers(self)
 
     # --- /eval ----------------------------------------------------------------------------
 

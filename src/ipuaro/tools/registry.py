@@ -7,9 +7,10 @@ model can read and act on; only cancellation (``asyncio.CancelledError``) propag
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 import sqlite3
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -86,6 +87,38 @@ def builtin_tools() -> list[Tool]:
     ]
 
 
+class ToolSource(Protocol):
+    """Tools that come and go while a session runs (an MCP server's, withdrawn when it dies).
+
+    Such a tool may carry ``input_schema`` (a JSON Schema dict): then the model sees that schema
+    and ``execute`` gets the arguments object as the model sent it (no pydantic model, no
+    argument-name repair: the names are the tool's own)."""
+
+    @property
+    def revision(self) -> int:
+        """Changes whenever :meth:`tools` would answer differently."""
+        ...
+
+    def tools(self) -> list[Tool]: ...
+
+    async def prepare(self) -> None:
+        """Before a model turn: start what starts lazily. Never raises."""
+        ...
+
+
+def tool_schema(tool: Tool) -> dict[str, Any]:
+    """The JSON Schema the model sees: a source tool's own, else its args model's."""
+    schema = getattr(tool, "input_schema", None)
+    return schema if isinstance(schema, dict) else model_schema(tool.args_model)
+
+
+def _hint(tool: Tool) -> str:
+    schema = getattr(tool, "input_schema", None)
+    if isinstance(schema, dict):
+        return f"{tool.name} with arguments matching {json.dumps(schema, separators=(',', ':'))}"
+    return schema_hint(tool.name, tool.args_model)
+
+
 def to_result(outcome: ToolOutcome, call_id: str) -> ToolResult:
     details: dict[str, Any] = dict(outcome.details or {})
     if outcome.data is not None:
@@ -115,22 +148,47 @@ def to_result(outcome: ToolOutcome, call_id: str) -> ToolResult:
 
 class ToolRegistry:
     def __init__(self, tools: list[Tool]) -> None:
-        self._tools: dict[str, Tool] = {}
+        self._fixed: dict[str, Tool] = {}
         for tool in tools:
-            if tool.name in self._tools:
+            if tool.name in self._fixed:
                 raise ValueError(f"two tools are named {tool.name!r}")
-            self._tools[tool.name] = tool
+            self._fixed[tool.name] = tool
+        self._sources: list[ToolSource] = []
 
     @classmethod
     def default(cls) -> ToolRegistry:
         return cls(builtin_tools())
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer a source's tools after the fixed ones (a name already taken is skipped)."""
+        self._sources.append(source)
+
+    @property
+    def _tools(self) -> dict[str, Tool]:
+        if not self._sources:
+            return self._fixed
+        tools = dict(self._fixed)
+        for source in self._sources:
+            for tool in source.tools():
+                tools.setdefault(tool.name, tool)
+        return tools
+
+    @property
+    def revision(self) -> int:
+        """Changes whenever the tools offered change (a source started or lost a server)."""
+        return sum(source.revision for source in self._sources)
+
+    async def prepare(self) -> None:
+        """Before a model turn: let sources start what starts lazily."""
+        for source in self._sources:
+            await source.prepare()
 
     def tools(self) -> list[Tool]:
         return list(self._tools.values())
 
     def get(self, name: str) -> Tool | None:
         resolved = self.resolve_name(name)
-        return None if resolved is None else self._tools[resolved]
+        return None if resolved is None else self._tools.get(resolved)
 
     def read_only(self) -> list[Tool]:
         return [tool for tool in self._tools.values() if tool.read_only]
@@ -142,24 +200,21 @@ class ToolRegistry:
     def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]:
         tools = self.read_only() if plan_mode else self.tools()
         return [
-            {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": model_schema(tool.args_model),
-            }
+            {"name": tool.name, "description": tool.description, "parameters": tool_schema(tool)}
             for tool in tools
         ]
 
     def resolve_name(self, name: str) -> str | None:
         if not isinstance(name, str):
             return None
-        if name in self._tools:
+        tools = self._tools
+        if name in tools:
             return name
         cleaned = name.strip().lower().replace("-", "_")
-        if cleaned in self._tools:
+        if cleaned in tools:
             return cleaned
         alias = TOOL_ALIASES.get(cleaned)
-        return alias if alias in self._tools else None
+        return alias if alias in tools else None
 
     def accepted_names(self) -> set[str]:
         """Every name a call may use: the tools and the aliases that map to one of them."""
@@ -184,9 +239,9 @@ class ToolRegistry:
     ) -> ToolOutcome:
         """Like :meth:`call` but keeps the :class:`Conflict` object for the caller."""
         resolved = self.resolve_name(name)
-        if resolved is None:
+        tool = None if resolved is None else self._tools.get(resolved)
+        if tool is None:
             return ToolOutcome.fail(self._unknown(name))
-        tool = self._tools[resolved]
         if plan_mode and not tool.read_only:
             return ToolOutcome.fail(
                 f"{tool.name} changes files or runs commands and is not available in plan "
@@ -197,15 +252,16 @@ class ToolRegistry:
         if not isinstance(arguments, dict):
             return ToolOutcome.fail(
                 f"Arguments for {tool.name} must be a JSON object, got "
-                f"{type(arguments).__name__}. Expected: {schema_hint(tool.name, tool.args_model)}"
+                f"{type(arguments).__name__}. Expected: {_hint(tool)}"
             )
         path_fields: tuple[str, ...] = getattr(tool, "path_fields", ())
         problem = argument_problem(arguments, path_fields)
         if problem is not None:
             return ToolOutcome.fail(
-                f"Invalid arguments for {tool.name}: {problem}. "
-                f"Expected: {schema_hint(tool.name, tool.args_model)}"
+                f"Invalid arguments for {tool.name}: {problem}. Expected: {_hint(tool)}"
             )
+        if isinstance(getattr(tool, "input_schema", None), dict):
+            return await self._run(tool, arguments, ctx, None)  # a source tool checks its own
         try:
             args = tool.args_model.model_validate(
                 normalise_arguments(arguments, tool.args_model, path_fields)
@@ -222,8 +278,16 @@ class ToolRegistry:
                 f"Invalid arguments for {tool.name}: {type(error).__name__}: {error}. "
                 f"Expected: {schema_hint(tool.name, tool.args_model)}"
             )
+        return await self._run(tool, args, ctx, path_fields)
+
+    async def _run(
+        self, tool: Tool, args: Any, ctx: ToolContext, path_fields: tuple[str, ...] | None
+    ) -> ToolOutcome:
+        """Run ``tool``; ``path_fields`` None: a source tool, whose arguments are not repaired."""
         try:
-            args, notes = repair_arguments(ctx, tool.name, args, path_fields)
+            notes: list[str] = []
+            if path_fields is not None:
+                args, notes = repair_arguments(ctx, tool.name, args, path_fields)
             outcome = await tool.execute(args, ctx)
             outcome.content = cap_output_lines(outcome.content)
             if outcome.error is not None:

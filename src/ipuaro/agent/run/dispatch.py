@@ -55,6 +55,15 @@ class ToolSet(Protocol):
     """The part of ``ipuaro.tools.registry.ToolRegistry`` the agent uses."""
 
     def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]: ...
+    @property
+    def revision(self) -> int:
+        """Changes whenever the tools offered change (an MCP server started or was lost)."""
+        ...
+
+    async def prepare(self) -> None:
+        """Before each model turn: start what starts lazily (never raises)."""
+        ...
+
     def resolve_name(self, name: str) -> str | None: ...
     def accepted_names(self) -> set[str]: ...
     def get(self, name: str) -> Tool | None: ...
@@ -279,6 +288,7 @@ class Dispatcher:
             and not tool.read_only
             and tool.name not in NOT_EDITS
             and not getattr(tool, "executes", False)  # a script tool runs a program
+            and getattr(tool, "edits_files", True)  # an MCP tool runs, it edits nothing here
         )
         changed: list[str] = []
         if edit and outcome.success:

@@ -109,6 +109,7 @@ class Agent:
         self.tool_format: ToolFormat = tool_format
         self._specs: list[ToolSpec] = []
         self._accepted: set[str] = set()
+        self._tools_revision = 0
         self._set_tools()
         if tool_ctx.confirm is not None:
             tool_ctx.confirm = self._announcing(tool_ctx.confirm)
@@ -261,6 +262,7 @@ class Agent:
                 )
             await self._inject_steers()
             self._emit(TurnStart(turn))
+            await self._refresh_tools()
             assembled = await self._assemble(turn, cancel)
             result = await self._call_model(turn, assembled, cancel, stats)
             assert result.reply is not None
@@ -443,7 +445,15 @@ class Agent:
 
     # --- helpers --------------------------------------------------------------------------
 
+    async def _refresh_tools(self) -> None:
+        """Tools that start lazily (MCP servers) start before the turn that offers them; one
+        that was withdrawn since the last turn is no longer offered."""
+        await self.tools.prepare()
+        if self.tools.revision != self._tools_revision:
+            self._set_tools()
+
     def _set_tools(self) -> None:
+        self._tools_revision = self.tools.revision
         self._specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
             for s in self.tools.specs(self._plan_mode)
