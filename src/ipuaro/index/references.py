@@ -30,6 +30,8 @@ from tree_sitter import Node
 
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
+from ipuaro.index.receivers import Ancestry, Receivers
+from ipuaro.index.reexports import exported_uses
 from ipuaro.store.protocol import Store
 
 Confidence = Literal["exact", "name-only"]
@@ -62,6 +64,25 @@ _JS_SCOPES: Final = frozenset(
 )
 _JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
 _JS_DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
+_JS_MEMBER_DECLARATIONS: Final = frozenset(
+    {
+        "method_definition",
+        "public_field_definition",
+        "property_signature",
+        "method_signature",
+        "abstract_method_signature",
+    }
+)
+_JS_MEMBER_OWNERS: Final = frozenset(
+    {
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "interface_declaration",
+        "object_type",
+        "object",
+    }
+)
 _JS_NAMED: Final = frozenset(
     {"function_declaration", "generator_function_declaration", "class_declaration"}
 )
@@ -106,6 +127,8 @@ class _Target:
     """Files defining the name outside any class."""
     member: bool
     """Some definition is a class member (methods, fields): ``x.name`` may mean it."""
+    containers: set[str]
+    """Classes declaring a member so named."""
 
 
 def judge_references(store: Store, name: str, refs: list[Reference]) -> list[JudgedReference]:
@@ -118,6 +141,8 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         by_path[ref.path].append(ref)
     files = store.get_files(by_path)
     asts = store.get_asts(by_path)
+    ancestry = Ancestry(store, target.containers)
+    exports: dict[str, set[str]] = defaultdict(set)
     judged: list[JudgedReference] = []
     for path, group in by_path.items():
         data = files.get(path)
@@ -129,9 +154,17 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         imported = ast is not None and any(info.name == name for info in ast.imports)
         modules = _python_modules(ast) if ast is not None and language == "python" else set()
         judge = _FileJudge(
-            store, path, "\n".join(data.lines), language or "", target, imported, modules
+            store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
         judged += judge.judge(group)
+        for alias in judge.export_aliases:
+            exports[alias].add(path)
+    if exports:
+        seen = {(j.reference.path, j.reference.line, j.reference.column) for j in judged}
+        for ref in exported_uses(store, exports, _tree):
+            if (ref.path, ref.line, ref.column) not in seen:
+                seen.add((ref.path, ref.line, ref.column))
+                judged.append(JudgedReference(ref, "exact"))
     judged.sort(key=lambda item: (item.reference.path, item.reference.line, item.reference.column))
     return judged
 
@@ -142,6 +175,7 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
         definitions={(d.path, d.line) for d in definitions},
         module_level={d.path for d in definitions if d.container is None},
         member=any(d.container is not None for d in definitions) or not definitions,
+        containers={d.container for d in definitions if d.container is not None},
     )
 
 
@@ -186,8 +220,10 @@ class _FileJudge:
         target: _Target,
         imported: bool,
         python_modules: set[str],
+        ancestry: Ancestry,
     ) -> None:
         self.store = store
+        self.ancestry = ancestry
         self.path = path
         self.lines = text.split("\n")
         self.language = language
@@ -202,7 +238,10 @@ class _FileJudge:
             if node.type in ("internal_module", "module")
             and (named := node.child_by_field_name("name")) is not None
         }
+        self.receivers = Receivers(language, self._text, ancestry.is_class)
         self.aliases: set[str] = set()
+        self.export_aliases: set[str] = set()
+        """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
         """Names each scope node binds, by (start, end, kind): computed once per scope."""
 
@@ -248,7 +287,9 @@ class _FileJudge:
         return "exact" if self.bound_here else "name-only"
 
     def _member(self, obj: Node | None) -> _Verdict:
-        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module)."""
+        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module);
+        on an object whose class the file tells (``receivers``), what that class inherits."""
+        receiver = obj
         while obj is not None and obj.type in (
             "attribute",
             "member_expression",
@@ -260,17 +301,30 @@ class _FileJudge:
                 return "exact"
             if self.path in self.target.module_level and self._text(obj) in self.local_namespaces:
                 return "exact"  # a namespace declared in the file that defines the symbol
-        return "name-only" if self.target.member else "drop"
+        if not self.target.member:
+            return "drop"
+        if receiver is not None and self.target.containers:
+            type_name = self.receivers.type_of(receiver)
+            if type_name is not None:
+                return self.ancestry.verdict(type_name)
+        return "name-only"
 
     def _javascript(self, node: Node) -> _Verdict:
         parent = node.parent
         kind = node.type
+        if kind == "comment":
+            # a JSDoc `{@link name}`: the language resolves it only where the name is in scope
+            return "exact" if self.bound_here else "drop"
         if parent is None:
             return self._settled()
         if kind in _JS_PROPERTY:
             if parent.type in ("member_expression", "nested_identifier"):
                 return self._member(parent.child_by_field_name("object"))
-            return "name-only" if self.target.member else "drop"  # a member's own name, a key
+            if not self.target.member:
+                return "drop"
+            if parent.type in _JS_MEMBER_DECLARATIONS:
+                return self._own_member(parent)
+            return "name-only"  # an object literal's key: its type is not in the file
         if kind == "shorthand_property_identifier_pattern":
             return "drop" if self._in_local_scope(node) else self._settled()
         if parent.type == "nested_type_identifier" and parent.child_by_field_name("name") == node:
@@ -279,12 +333,33 @@ class _FileJudge:
             return "drop"  # `import * as X`: here X is a module, not the symbol
         if parent.type in _JS_IMPORTS:
             alias = parent.child_by_field_name("alias")
-            if alias is not None and alias is not node and parent.type == "import_specifier":
+            if alias is not None and alias != node and parent.type == "import_specifier":
                 self.aliases.add(self._text(alias))
+            elif alias is not None and alias != node and parent.type == "export_specifier":
+                self.export_aliases.add(self._text(alias))
             return "exact"
         if self._local(node, self.target.name) is not None:
             return "drop"
         return self._settled()
+
+    def _own_member(self, declaration: Node) -> _Verdict:
+        """A member declared under the name in a class, interface or object type that the
+        index does not list as one of its definitions: the symbol's only if the owner class
+        inherits it (an override, a field over an inherited accessor)."""
+        owner = declaration.parent
+        while owner is not None and owner.type not in _JS_MEMBER_OWNERS:
+            owner = owner.parent
+        if owner is None or owner.type in ("object", "object_type"):
+            return "name-only"  # an object literal or shape: its type is not in the file
+        named = owner.child_by_field_name("name")
+        if named is None:
+            return "name-only"  # an anonymous class
+        if owner.type == "interface_declaration":
+            interface = self._text(named)
+            if interface in self.target.containers or interface in self.ancestry.above_containers():
+                return "exact"
+            return "drop"
+        return self.ancestry.verdict(self._text(named))
 
     def _python(self, node: Node) -> _Verdict:
         parent = node.parent
