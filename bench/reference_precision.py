@@ -145,8 +145,12 @@ def py_confirmed(root: Path, name: str, query: list[Any], places: set[Place]) ->
     that jedi resolves to the definition is a reference by jedi's own inference."""
     import jedi
 
-    targets = {(str(root / q["file"]), q["line"]) for q in query}
     project = jedi.Project(root)
+    # by full name: from a use, jedi may land on the django-stubs it bundles, not the source
+    targets: set[str] = set()
+    for q in query:
+        script = jedi.Script(path=str(root / q["file"]), project=project)
+        targets.update(d.full_name for d in script.goto(q["line"], q["column"] - 1) if d.full_name)
     confirmed: set[Place] = set()
     for path, line in sorted(places):
         column = _column(root, path, line, name)
@@ -157,7 +161,7 @@ def py_confirmed(root: Path, name: str, query: list[Any], places: set[Place]) ->
             found = script.goto(line, column - 1, follow_imports=True)
         except Exception:  # jedi raises on code it cannot read; that line stays unconfirmed
             continue
-        if any((str(d.module_path), d.line) in targets for d in found):
+        if any(d.full_name in targets for d in found):
             confirmed.add((path, line))
     return confirmed
 

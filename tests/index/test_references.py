@@ -128,11 +128,21 @@ def test_a_member_keeps_other_objects_properties_as_name_only(
 ) -> None:
     root = tmp_path / "project"
     write(root, "src/box.ts", "export class Box {\n  size(): number { return 1; }\n}\n")
-    write(root, "src/use.ts", "export function f(b: any) {\n  return b.size();\n}\n")
+    write(
+        root, "src/make.ts", 'import { Box } from "./box";\nexport const make = () => new Box();\n'
+    )
+    write(
+        root,
+        "src/use.ts",
+        'import { make } from "./make";\n'
+        "export function f(b: any) {\n  return b.size() + make();\n}\n",
+    )
+    write(root, "src/far.ts", "export function g(b: any) {\n  return b.size();\n}\n")
     make_indexer(root, store).index(workers=1)
     assert _judged(store, "size") == {
         ("src/box.ts", 2, "size"): "exact",
-        ("src/use.ts", 2, "size"): "name-only",  # b may be a Box: kept, marked uncertain
+        ("src/use.ts", 3, "size"): "name-only",  # b may be a Box (two imports away): kept
+        # far.ts reaches no file declaring a `size` member: its b.size() is another object's
     }
 
 
@@ -299,4 +309,24 @@ def test_renamed_exports_are_followed(tmp_path: Path, store: SqliteStore) -> Non
         ("src/use.ts", 2, "attempt"): "exact",
         ("src/use.ts", 3, "attempt"): "exact",
         # other.ts's `try` is an unrelated property
+    }
+
+
+def test_type_variables_bound_by_infer_are_not_the_type(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "project"
+    write(root, "src/types.ts", "export type Success = { ok: true };\n")
+    write(
+        root,
+        "src/use.ts",
+        'import type { Success } from "./types";\n'
+        "export type Of<T> = T extends Promise<infer Success> ? Success : never;\n"
+        "export type Make = new <Success>(value: Success) => Success;\n"
+        "export const done: Success = { ok: true };\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    assert _judged(store, "Success") == {
+        ("src/types.ts", 1, "Success"): "exact",
+        ("src/use.ts", 1, "Success"): "exact",
+        ("src/use.ts", 4, "Success"): "exact",
+        # lines 2 (`infer Success`) and 3 (a constructor type's parameter) bind their own
     }

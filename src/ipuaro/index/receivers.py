@@ -46,6 +46,7 @@ _JS_FUNCTIONS: Final = frozenset(
 _JS_DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
 _TYPE_KINDS: Final = frozenset({"class", "interface", "type"})
 _MAX_DEPTH: Final = 6
+_NEAR_HOPS: Final = 2
 
 
 class Ancestry:
@@ -58,9 +59,32 @@ class Ancestry:
         self._verdicts: dict[str, Verdict] = {}
         self._kind_cache: dict[str, set[str]] = {}
         self._above: set[str] | None = None
+        self._near: set[str] | None = None
 
     def is_class(self, name: str) -> bool:
         return "class" in self._kinds(name)
+
+    def only_classes(self) -> bool:
+        """Whether every declaring container is a class (not a namespace or an interface)."""
+        return all("class" in self._kinds(name) for name in self.containers)
+
+    def near_containers(self) -> set[str]:
+        """Files that declare the member, import such a file, or import one that does: where
+        an object of a declaring class can come from without the file naming its class."""
+        if self._near is None:
+            near = {
+                d.path
+                for name in self.containers
+                for d in self.store.find_definitions(name)
+                if d.kind == "class"
+            }
+            frontier = set(near)
+            for _ in range(_NEAR_HOPS):
+                metas = self.store.get_metas(sorted(frontier))
+                frontier = {p for meta in metas.values() for p in meta.dependents} - near
+                near |= frontier
+            self._near = near
+        return self._near
 
     def above_containers(self) -> set[str]:
         """Every class or interface a declaring class extends or implements (its members'

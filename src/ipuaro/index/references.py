@@ -100,6 +100,7 @@ _JS_TYPE_OWNERS: Final = frozenset(
         "call_signature",
         "construct_signature",
         "function_type",
+        "constructor_type",
     }
 )
 _JS_IMPORTS: Final = frozenset(
@@ -299,7 +300,10 @@ class _FileJudge:
         if obj is not None and obj.type == "identifier":
             if self._text(obj) in self.namespaces:
                 return "exact"
-            if self.path in self.target.module_level and self._text(obj) in self.local_namespaces:
+            local = self._text(obj)
+            if local in self.local_namespaces and (
+                self.path in self.target.module_level or local in self.target.containers
+            ):
                 return "exact"  # a namespace declared in the file that defines the symbol
         if not self.target.member:
             return "drop"
@@ -307,6 +311,8 @@ class _FileJudge:
             type_name = self.receivers.type_of(receiver)
             if type_name is not None:
                 return self.ancestry.verdict(type_name)
+            if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
+                return "drop"  # no object of a declaring class is within two imports of here
         return "name-only"
 
     def _javascript(self, node: Node) -> _Verdict:
@@ -402,6 +408,8 @@ class _FileJudge:
     def _binder(self, kind: str, type_name: bool) -> Callable[[Node], set[str]] | None:
         """What a node of ``kind`` binds for a name used as a type or as a value."""
         if type_name:
+            if kind == "conditional_type":
+                return self._inferred
             return self._type_parameters if kind in _JS_TYPE_OWNERS else None
         if kind in _JS_FUNCTIONS:
             return self._parameters
@@ -421,6 +429,18 @@ class _FileJudge:
                 return True
             ancestor = ancestor.parent
         return False
+
+    def _inferred(self, conditional: Node) -> set[str]:
+        """Type variables ``infer X`` binds in a conditional type's ``extends`` side."""
+        names: set[str] = set()
+        right = conditional.child_by_field_name("right")
+        stack = [right] if right is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "infer_type":
+                names.update(self._text(c) for c in node.named_children[:1])
+            stack += node.named_children
+        return names
 
     def _type_parameters(self, owner: Node) -> set[str]:
         parameters = owner.child_by_field_name("type_parameters")
