@@ -30,6 +30,7 @@ from tree_sitter import Node
 
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
+from ipuaro.index.python_scopes import PythonScopes
 from ipuaro.index.receivers import Ancestry, Receivers
 from ipuaro.index.reexports import exported_uses
 from ipuaro.store.protocol import Store
@@ -105,11 +106,6 @@ _JS_TYPE_OWNERS: Final = frozenset(
 )
 _JS_IMPORTS: Final = frozenset(
     {"import_specifier", "namespace_import", "import_clause", "export_specifier"}
-)
-_PY_FUNCTIONS: Final = frozenset({"function_definition", "lambda"})
-_PY_NESTED: Final = frozenset({"function_definition", "lambda", "class_definition"})
-_PY_COMPREHENSIONS: Final = frozenset(
-    {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
 )
 
 
@@ -209,7 +205,7 @@ def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
 
-class _FileJudge:
+class _FileJudge(PythonScopes):
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
@@ -514,104 +510,6 @@ class _FileJudge:
             inner = pattern.child_by_field_name("pattern")
             if inner is not None:
                 self._pattern_names(inner, names)
-
-    def _python_local(self, node: Node, name: str) -> Node | None:
-        ancestor = node.parent
-        while ancestor is not None:
-            kind = ancestor.type
-            if kind in _PY_FUNCTIONS and name in self._bound(ancestor, self._python_scope):
-                return ancestor
-            if kind in _PY_COMPREHENSIONS and name in self._bound(
-                ancestor, self._comprehension_names
-            ):
-                return ancestor
-            ancestor = ancestor.parent
-        return None
-
-    def _python_scope(self, function: Node) -> set[str]:
-        names: set[str] = set()
-        parameters = function.child_by_field_name("parameters")
-        if parameters is not None:
-            for parameter in parameters.named_children:
-                self._python_targets(parameter, names)
-        body = function.child_by_field_name("body")
-        if body is not None:
-            declared: set[str] = set()
-            self._python_body(body, names, declared)
-            names -= declared
-        return names
-
-    def _python_body(self, node: Node, names: set[str], declared: set[str]) -> None:
-        for child in node.named_children:
-            kind = child.type
-            if kind in ("function_definition", "class_definition"):
-                named = child.child_by_field_name("name")
-                if named is not None:
-                    names.add(self._text(named))
-                continue  # their bodies are scopes of their own
-            if kind == "decorated_definition":
-                self._python_body(child, names, declared)
-                continue
-            if kind in ("lambda", *_PY_COMPREHENSIONS):
-                continue
-            if kind in ("global_statement", "nonlocal_statement"):
-                declared.update(self._text(c) for c in child.named_children)
-                continue
-            if kind in ("assignment", "augmented_assignment", "for_statement", "for_in_clause"):
-                left = child.child_by_field_name("left")
-                if left is not None:
-                    self._python_targets(left, names)
-            elif kind == "named_expression":
-                named = child.child_by_field_name("name")
-                if named is not None:
-                    names.add(self._text(named))
-            elif kind == "as_pattern":
-                alias = child.child_by_field_name("alias")
-                if alias is not None:
-                    self._python_targets(alias, names)
-            elif kind in ("import_statement", "import_from_statement"):
-                for imported in child.children_by_field_name("name"):
-                    alias = imported.child_by_field_name("alias")
-                    target = alias or imported
-                    names.add(self._text(target).split(".", 1)[0])
-            elif kind == "except_clause":
-                for part in child.named_children:
-                    if part.type == "as_pattern":
-                        alias = part.child_by_field_name("alias")
-                        if alias is not None:
-                            self._python_targets(alias, names)
-            self._python_body(child, names, declared)
-
-    def _python_targets(self, target: Node, names: set[str]) -> None:
-        kind = target.type
-        if kind == "identifier":
-            names.add(self._text(target))
-        elif kind in ("default_parameter", "typed_default_parameter"):
-            named = target.child_by_field_name("name")
-            if named is not None:
-                names.add(self._text(named))
-        elif kind in (
-            "typed_parameter",
-            "list_splat_pattern",
-            "dictionary_splat_pattern",
-            "pattern_list",
-            "tuple_pattern",
-            "list_pattern",
-            "as_pattern_target",
-            "parenthesized_expression",
-        ):
-            for child in target.named_children:
-                if child.type != "type":
-                    self._python_targets(child, names)
-
-    def _comprehension_names(self, comprehension: Node) -> set[str]:
-        names: set[str] = set()
-        for child in comprehension.named_children:
-            if child.type == "for_in_clause":
-                left = child.child_by_field_name("left")
-                if left is not None:
-                    self._python_targets(left, names)
-        return names
 
     def _top_level(self) -> list[Node]:
         """Module-level statements, ``export``/``declare`` unwrapped."""
