@@ -53,6 +53,14 @@ JAVA = {
         "import com.example.money.*\nclass Orders\n"
     ),
 }
+JDK_UTIL = {  # a source tree rooted inside its packages, as a JDK src.zip's java/util
+    "ArrayList.java": (
+        "package java.util;\nimport java.util.function.Consumer;\nimport jdk.internal.Misc;\n"
+        "public class ArrayList {}\n"
+    ),
+    "List.java": "package java.util;\npublic interface List {}\n",
+    "function/Consumer.java": "package java.util.function;\nimport java.util.List;\n",
+}
 C = {
     "include/store/store.h": "int store_open(void);\n",
     "src/store.c": '#include <stdio.h>\n#include "store/store.h"\n#include "internal.h"\n'
@@ -126,6 +134,15 @@ def _layout(root: Path, files: dict[str, str]) -> ProjectLayout:
             "kotlin",
             "src/main/java/com/example/money/Money.java",
         ),
+        (
+            JDK_UTIL,
+            "ArrayList.java",
+            "java.util.function.Consumer",
+            "java",
+            "function/Consumer.java",
+        ),
+        (JDK_UTIL, "function/Consumer.java", "java.util.List", "java", "List.java"),
+        (JDK_UTIL, "ArrayList.java", "jdk.internal.Misc", "java", None),
         (C, "src/store.c", "internal.h", "c", "src/internal.h"),
         (C, "src/store.c", "store/store.h", "c", "include/store/store.h"),
         (C, "src/store.c", "stdio.h", "c", None),

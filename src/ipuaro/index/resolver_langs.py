@@ -79,6 +79,7 @@ RESOLVED_TAGS_LANGUAGES: Final = frozenset(LANGUAGE_FAMILY)
 MANIFESTS: Final = frozenset({"go.mod", "Cargo.toml", "composer.json"})
 """Files whose edits change how these languages resolve."""
 _GO_MODULE: Final = re.compile(r"^\s*module\s+(\S+)", re.MULTILINE)
+_JVM_PACKAGE: Final = re.compile(r"^\s*package\s+([\w.]+)", re.MULTILINE)
 _CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _TEST_FILE: Final = re.compile(r"(_test\.go|Test\.java|Tests?\.cs|_spec\.rb|_test\.rb)$")
 
@@ -92,6 +93,7 @@ class TagsResolver:
         self._suffixes: dict[str, dict[str, list[str]]] = {}
         self._folders: dict[str, dict[str, list[str]]] = {}
         self._members: dict[str, list[str]] | None = None
+        self._packages: dict[str, list[str]] = {}
         self._go_modules: list[tuple[str, str]] | None = None
         self._psr4: list[tuple[str, str]] | None = None
 
@@ -99,6 +101,7 @@ class TagsResolver:
         self._suffixes.clear()
         self._folders.clear()
         self._members = None
+        self._packages.clear()
         self._go_modules = None
         self._psr4 = None
 
@@ -155,7 +158,46 @@ class TagsResolver:
             found = self._package_by_suffix("/".join(segments), "jvm")
         if found is None and len(segments) > 2:
             found = self._by_suffix("/".join(segments[:-1]), "jvm")
+        if found is None:
+            found = self._by_own_package(from_path, segments)
         return found
+
+    def _by_own_package(self, from_path: str, segments: list[str]) -> str | None:
+        """Through the importing file's own ``package`` line when its folders do not spell the
+        package (a source tree rooted inside it): the folder of package ``a.b`` is the file's,
+        so ``a.c.D`` is ``../c/D.<ext>`` from there."""
+        package = self._package_of(from_path)
+        if not package:
+            return None
+        common = 0
+        for own, imported in zip(package, segments, strict=False):
+            if own != imported:
+                break
+            common += 1
+        if common == 0:
+            return None
+        folder = posixpath.dirname(from_path)
+        for _ in range(len(package) - common):
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+        rest = segments[common:]
+        for end in (len(rest), len(rest) - 1):  # a class, else a member of one
+            if end <= 0:
+                continue
+            stem = join(folder, "/".join(rest[:end]))
+            for extension in _FAMILIES["jvm"]:
+                if stem + extension in self.files:
+                    return stem + extension
+        return self._package(join(folder, "/".join(rest)), "jvm") if rest else None
+
+    def _package_of(self, path: str) -> list[str]:
+        cached = self._packages.get(path)
+        if cached is None:
+            head = self._read(path)[:4096]
+            match = _JVM_PACKAGE.search(head)
+            cached = self._packages[path] = match.group(1).split(".") if match else []
+        return cached
 
     def _c(self, from_path: str, specifier: str) -> str | None:
         beside = join(posixpath.dirname(from_path), specifier)
