@@ -112,6 +112,9 @@ def _layout(root: Path, files: dict[str, str]) -> ProjectLayout:
         (RUST, "src/shapes/mod.rs", "circle", "rust", "src/shapes/circle.rs"),
         (RUST, "src/shapes/circle.rs", "crate::units", "rust", "src/units.rs"),
         (RUST, "src/lib.rs", "std::fmt::{self, Display}", "rust", None),
+        (RUST, "src/shapes/circle.rs", "super::*", "rust", "src/shapes/mod.rs"),
+        (RUST, "src/shapes/mod.rs", "crate::helper", "rust", "src/lib.rs"),  # an item of lib.rs
+        (RUST, "src/lib.rs", "serde", "rust", None),
         (
             JAVA,
             "src/main/java/com/example/shop/Cart.java",

@@ -145,6 +145,11 @@ class TagsResolver:
             for candidate in (f"{stem}.rs", f"{stem}/mod.rs"):
                 if candidate in self.files:
                     return candidate
+        # an item of the module itself (`crate::f`, `super::*`, `self::Kind::*`)
+        prefix = f"{base}/" if base else ""
+        for candidate in (f"{prefix}mod.rs", f"{prefix}lib.rs", f"{prefix}main.rs", f"{base}.rs"):
+            if candidate in self.files and head in ("crate", "super", "self"):
+                return candidate
         return None
 
     def _jvm(self, from_path: str, specifier: str) -> str | None:
