@@ -135,14 +135,16 @@ def test_a_member_keeps_other_objects_properties_as_name_only(
         root,
         "src/use.ts",
         'import { make } from "./make";\n'
-        "export function f(b: any) {\n  return b.size() + make();\n}\n",
+        "export function f(b: any) {\n  return b.size() + make();\n}\n"
+        "export const literal = { size: 2 };\n",
     )
     write(root, "src/far.ts", "export function g(b: any) {\n  return b.size();\n}\n")
     make_indexer(root, store).index(workers=1)
     assert _judged(store, "size") == {
         ("src/box.ts", 2, "size"): "exact",
         ("src/use.ts", 3, "size"): "name-only",  # b may be a Box (two imports away): kept
-        # far.ts reaches no file declaring a `size` member: its b.size() is another object's
+        # far.ts reaches no file declaring a `size` member: its b.size() is another object's;
+        # `{ size: 2 }` is no Box (only an interface or type could be written as a literal)
     }
 
 
@@ -330,3 +332,25 @@ def test_type_variables_bound_by_infer_are_not_the_type(tmp_path: Path, store: S
         ("src/use.ts", 4, "Success"): "exact",
         # lines 2 (`infer Success`) and 3 (a constructor type's parameter) bind their own
     }
+
+
+def test_unions_index_signatures_and_objects_exported_by_a_namespace(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    root = tmp_path / "project"
+    write(root, "src/box.ts", RECEIVERS_TS)
+    write(root, "src/tags.ts", "export const tag = { size: 1 };\n")
+    write(
+        root,
+        "src/use.ts",
+        'import { Box } from "./box";\nimport * as tags from "./tags";\n'
+        "export const f = (b: Box | undefined) => b!.size();\n"
+        "export type Sizes = { [size: string]: number };\n"
+        "export const g = () => tags.tag.size;\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    judged = _judged(store, "size")
+    assert judged[("src/use.ts", 3, "size")] == "exact"  # `Box | undefined` is still a Box
+    assert ("src/use.ts", 4, "size") not in judged  # an index signature's own name
+    # tags.tag.size: a property of an object tags exports, not a member the namespace has
+    assert judged.get(("src/use.ts", 5, "size")) != "exact"

@@ -7,6 +7,7 @@ not. What the file tells about ``obj`` (TypeScript/JavaScript, Python):
 
 - ``this`` / ``self`` / ``cls``: the enclosing class (a JS ``function`` rebinds ``this``);
 - a class name itself (``C.create()``, a static member);
+- a cast (``x as C``), and ``b!`` / ``(b)`` as ``b``;
 - a parameter with a type annotation (``p: C``, ``p?: C<T>``, ``p: ns.C``; Python ``p: C``);
 - a local or module variable annotated (``const x: C``) or built by ``new C(…)`` / ``C(…)``;
 - ``this.x`` / ``self.x`` whose field is annotated or built by a constructor in the class body
@@ -63,6 +64,14 @@ class Ancestry:
 
     def is_class(self, name: str) -> bool:
         return "class" in self._kinds(name)
+
+    def shapes(self) -> bool:
+        """Whether an interface or type alias the index holds declares the member or is
+        implemented by a declaring class: then an object literal may be one."""
+        names = self.containers | self.above_containers()
+        return any(self._kinds(name) & {"interface", "type"} for name in names) or not all(
+            "class" in self._kinds(name) for name in self.containers
+        )
 
     def only_classes(self) -> bool:
         """Whether every declaring container is a class (not a namespace or an interface)."""
@@ -187,6 +196,10 @@ class Receivers:
     def type_of(self, obj: Node) -> str | None:
         """The class ``obj`` (the object of a member access) is an instance of, or names."""
         kind = obj.type
+        if kind in ("non_null_expression", "parenthesized_expression") and obj.named_children:
+            return self.type_of(obj.named_children[0])  # `b!`, `(b)`
+        if kind in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
+            return self._js_type_name(obj.named_children[-1])  # `(x as C)`
         if kind == "super" or (self.python and kind == "call" and self.text(obj) == "super()"):
             cls = self._enclosing_class(obj)
             return self._base(cls) if cls is not None else None
@@ -380,6 +393,13 @@ class Receivers:
         return None
 
     def _js_type_name(self, node: Node) -> str | None:
+        if node.type == "union_type":  # `C | undefined`, `C | null`: still a C
+            names = {
+                self._js_type_name(part)
+                for part in node.named_children
+                if part.type not in ("predefined_type", "literal_type")
+            }
+            return names.pop() if len(names) == 1 else None
         if node.type == "type_identifier":
             return self.text(node)
         if node.type == "generic_type":

@@ -104,6 +104,7 @@ _JS_TYPE_OWNERS: Final = frozenset(
         "constructor_type",
     }
 )
+_CHAINS: Final = ("attribute", "member_expression", "nested_identifier")
 _JS_IMPORTS: Final = frozenset(
     {"import_specifier", "namespace_import", "import_clause", "export_specifier"}
 )
@@ -287,11 +288,10 @@ class _FileJudge(PythonScopes):
         """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module);
         on an object whose class the file tells (``receivers``), what that class inherits."""
         receiver = obj
-        while obj is not None and obj.type in (
-            "attribute",
-            "member_expression",
-            "nested_identifier",
-        ):
+        # `ns.obj.name` in JS/TS is a property of ns's exported object, not ns's own member
+        # (Python's `pkg.mod.name` and TS types' `A.B.Name` are module chains)
+        chain = ("attribute", "nested_identifier") if self.target.member else _CHAINS
+        while obj is not None and obj.type in chain:
             obj = obj.child_by_field_name("object")
         if obj is not None and obj.type == "identifier":
             if self._text(obj) in self.namespaces:
@@ -326,7 +326,10 @@ class _FileJudge(PythonScopes):
                 return "drop"
             if parent.type in _JS_MEMBER_DECLARATIONS:
                 return self._own_member(parent)
-            return "name-only"  # an object literal's key: its type is not in the file
+            # an object literal's key: its type is not in the file (see _own_member)
+            return "name-only" if self.ancestry.shapes() else "drop"
+        if parent.type == "index_signature" and parent.child_by_field_name("name") == node:
+            return "drop"  # `[key: string]: T` names the index, nothing else
         if kind == "shorthand_property_identifier_pattern":
             return "drop" if self._in_local_scope(node) else self._settled()
         if parent.type == "nested_type_identifier" and parent.child_by_field_name("name") == node:
@@ -351,8 +354,16 @@ class _FileJudge(PythonScopes):
         owner = declaration.parent
         while owner is not None and owner.type not in _JS_MEMBER_OWNERS:
             owner = owner.parent
-        if owner is None or owner.type in ("object", "object_type"):
-            return "name-only"  # an object literal or shape: its type is not in the file
+        if owner is None or owner.type == "object":
+            # an object literal's type is not in the file; it can be the symbol only where an
+            # interface or type could type it (a class alone is not written as a literal)
+            return "name-only" if self.ancestry.shapes() else "drop"
+        if owner.type == "object_type":
+            # a shape of its own, unless it is typed from a declaring class or what it
+            # implements (`name: Scheduler["name"]`)
+            text = self._text(declaration)
+            related = self.target.containers | self.ancestry.above_containers()
+            return "name-only" if any(name in text for name in related) else "drop"
         named = owner.child_by_field_name("name")
         if named is None:
             return "name-only"  # an anonymous class
