@@ -11,7 +11,8 @@ every identifier with the name (what ``find_references`` listed before the judge
 list (``exact`` + ``name-only``) and its ``exact`` part. The truth for a name is the union of
 the references of each of its definitions (up to 20): the TypeScript language service's
 ``findReferences`` (``typescript`` from npm, ``bench/ts_references_truth.cjs``) or ``jedi``'s
-``get_references`` for Python. Lines are the unit: precision = listed lines that are in the
+``get_references`` for Python, joined by the listed lines from which jedi's ``goto`` reaches a
+definition (its reference search misses some uses its inference places). Lines are the unit: precision = listed lines that are in the
 truth / listed lines; recall = truth lines listed / truth lines.
 """
 
@@ -136,7 +137,37 @@ def py_truth(root: Path, queries: list[Any]) -> list[set[Place]]:
     return truths
 
 
+def py_confirmed(root: Path, name: str, query: list[Any], places: set[Place]) -> set[Place]:
+    """The ``places`` from which jedi's ``goto`` reaches one of the definitions in ``query``.
+
+    jedi's ``get_references`` misses uses it could place from the other side (a method
+    called through ``self`` in a subclass of a class imported from another package): a line
+    that jedi resolves to the definition is a reference by jedi's own inference."""
+    import jedi
+
+    project = jedi.Project(root)
+    # by full name: from a use, jedi may land on the django-stubs it bundles, not the source
+    targets: set[str] = set()
+    for q in query:
+        script = jedi.Script(path=str(root / q["file"]), project=project)
+        targets.update(d.full_name for d in script.goto(q["line"], q["column"] - 1) if d.full_name)
+    confirmed: set[Place] = set()
+    for path, line in sorted(places):
+        column = _column(root, path, line, name)
+        if column is None:
+            continue
+        try:
+            script = jedi.Script(path=str(root / path), project=project)
+            found = script.goto(line, column - 1, follow_imports=True)
+        except Exception:  # jedi raises on code it cannot read; that line stays unconfirmed
+            continue
+        if any(d.full_name in targets for d in found):
+            confirmed.add((path, line))
+    return confirmed
+
+
 def listed(store: Any, name: str) -> tuple[set[Place], set[Place], set[Place], float]:
+    """Lines listed before the judge, after it (all), and its ``exact`` part; judge time."""
     from ipuaro.index.references import judge_references
 
     refs = store.find_references(name)
@@ -149,11 +180,25 @@ def listed(store: Any, name: str) -> tuple[set[Place], set[Place], set[Place], f
     return before, after, exact, elapsed
 
 
+def _line(root: Path, place: Place, exact: set[Place]) -> str:
+    path, line = place
+    try:
+        text = (root / path).read_text(encoding="utf-8").splitlines()[line - 1].strip()
+    except (OSError, IndexError):
+        text = ""
+    mark = "exact" if place in exact else "name-only"
+    return f"{path}:{line} [{mark}] {text[:120]}"
+
+
 def _ratio(part: int, whole: int) -> float:
     return part / whole if whole else 1.0
 
 
-def measure(name: str, root: Path, typescript: Path | None, size: int) -> dict[str, Any]:
+def measure(
+    name: str, root: Path, typescript: Path | None, size: int, misses: list[Any] | None = None
+) -> dict[str, Any]:
+    """One row of the table; ``misses`` (when given) collects every listed line the truth does
+    not hold and every truth line not listed, per symbol, to see what the judge gets wrong."""
     with tempfile.TemporaryDirectory() as scratch:
         store = index(root, Path(scratch))
         python = typescript is None
@@ -169,13 +214,27 @@ def measure(name: str, root: Path, typescript: Path | None, size: int) -> dict[s
             truths = ts_truth(root, typescript, store, queries)
         totals = {key: [0, 0, 0] for key in ("before", "after", "exact")}  # hit, listed, truth
         judge_time = 0.0
-        for symbol, truth in zip(names, truths, strict=True):
+        for symbol, query, truth in zip(names, queries, truths, strict=True):
             before, after, exact, elapsed = listed(store, symbol)
             judge_time += elapsed
+            if python:
+                truth = truth | py_confirmed(root, symbol, query, before - truth)
             for key, places in (("before", before), ("after", after), ("exact", exact)):
                 totals[key][0] += len(places & truth)
                 totals[key][1] += len(places)
                 totals[key][2] += len(truth)
+            if misses is not None:
+                misses.append(
+                    {
+                        "corpus": name,
+                        "symbol": symbol,
+                        "wrong": [_line(root, p, exact) for p in sorted(after - truth)],
+                        "missed": [_line(root, p, exact) for p in sorted(truth - after)],
+                        "right_by_name": [
+                            _line(root, p, exact) for p in sorted((after - exact) & truth)
+                        ],
+                    }
+                )
         store.close()
     row: dict[str, Any] = {"corpus": name, "symbols": len(names), "judge_s": judge_time}
     for key, (hit, count, truth_count) in totals.items():
@@ -193,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpora", nargs="*", help="name=root pairs (default: fetched)")
     parser.add_argument("--sample", type=int, default=60, help="symbol names per corpus")
     parser.add_argument("--json", dest="json_out", type=Path, help="also write rows as JSON")
+    parser.add_argument(
+        "--misses", type=Path, help="write each symbol's wrong and missed lines as JSON"
+    )
     args = parser.parse_args(argv)
     fetched = fetch()
     if args.corpora:
@@ -200,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         roots = {n: fetched[n] for n in ("effect", "query-core", "rxjs", "django") if n in fetched}
     rows = []
+    misses: list[Any] | None = [] if args.misses else None
     print(
         "| corpus | symbols | before: precision / recall | after (all listed) | after (exact) |"
         " judge time |"
@@ -208,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, root in roots.items():
         python = name == "django" or not any(root.rglob("*.ts"))
         typescript = None if python else fetched["typescript"]
-        row = measure(name, root, typescript, args.sample)
+        row = measure(name, root, typescript, args.sample, misses)
         rows.append(row)
         cells = " | ".join(
             f"{row[k]['precision']:.3f} / {row[k]['recall']:.3f}"
@@ -217,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {row['symbols']} | {cells} | {row['judge_s']:.2f} s |", flush=True)
     if args.json_out:
         args.json_out.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    if args.misses:
+        args.misses.write_text(json.dumps(misses, indent=2), encoding="utf-8")
     return 0
 
 

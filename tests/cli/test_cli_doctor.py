@@ -17,7 +17,8 @@ MODEL = "qwen2.5-coder:7b-instruct"
 GRAMMARS = (
     *("typescript", "tsx", "javascript", "python", "json", "yaml"),
     *("go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php", "kotlin", "swift", "scala"),
-    *("lua", "bash"),
+    *("lua", "bash", "elixir", "haskell", "julia", "ocaml", "ocaml_interface", "zig", "hcl"),
+    *("solidity", "commonlisp", "fortran", "arduino", "matlab"),
 )
 
 

@@ -1,7 +1,8 @@
 """Opt-in (``pytest -m corpora``): find_references against a semantic truth on pinned corpora,
 the TypeScript language service (``typescript`` from npm) for rxjs and @tanstack/query-core and
 ``jedi`` for django (``pip install -e '.[corpora]'``). Targets from issue 15: precision ≥ 0.95
-of what is marked exact, recall ≥ 0.97 of everything listed."""
+with recall ≥ 0.97 for everything listed (the default answer), and what is marked exact at
+least as precise."""
 
 from __future__ import annotations
 
@@ -42,4 +43,5 @@ def test_precision_and_recall_meet_the_targets(bench: Any, corpus: str) -> None:
     assert row["after"]["recall"] >= row["before"]["recall"] - 0.02
     assert row["after"]["precision"] >= row["before"]["precision"]
     assert row["exact"]["precision"] >= 0.95, row
+    assert row["after"]["precision"] >= 0.95, row
     assert row["after"]["recall"] >= 0.97, row

@@ -128,11 +128,23 @@ def test_a_member_keeps_other_objects_properties_as_name_only(
 ) -> None:
     root = tmp_path / "project"
     write(root, "src/box.ts", "export class Box {\n  size(): number { return 1; }\n}\n")
-    write(root, "src/use.ts", "export function f(b: any) {\n  return b.size();\n}\n")
+    write(
+        root, "src/make.ts", 'import { Box } from "./box";\nexport const make = () => new Box();\n'
+    )
+    write(
+        root,
+        "src/use.ts",
+        'import { make } from "./make";\n'
+        "export function f(b: any) {\n  return b.size() + make();\n}\n"
+        "export const literal = { size: 2 };\n",
+    )
+    write(root, "src/far.ts", "export function g(b: any) {\n  return b.size();\n}\n")
     make_indexer(root, store).index(workers=1)
     assert _judged(store, "size") == {
         ("src/box.ts", 2, "size"): "exact",
-        ("src/use.ts", 2, "size"): "name-only",  # b may be a Box: kept, marked uncertain
+        ("src/use.ts", 3, "size"): "name-only",  # b may be a Box (two imports away): kept
+        # far.ts reaches no file declaring a `size` member: its b.size() is another object's;
+        # `{ size: 2 }` is no Box (only an interface or type could be written as a literal)
     }
 
 
@@ -161,3 +173,184 @@ def test_namespace_members_in_types(tmp_path: Path, store: SqliteStore) -> None:
         ("src/Time.ts", 2, "Time"): "exact",
         ("src/use.ts", 2, "Time"): "exact",  # Time.Time: the interface through the namespace
     }
+
+
+RECEIVERS_TS = """export interface Sized { size(): number }
+export interface Shape { size: number }
+export class Box implements Sized {
+  size(): number { return 1; }
+}
+export class Crate {
+  weight = 2;
+}
+export class Sub extends Box {
+  constructor(private inner: Box) { super(); }
+  size(): number { return super.size() + this.inner.size(); }
+  twice(): number { return this.size() * 2; }
+}
+"""
+RECEIVERS_USE_TS = """import { Box, Crate, Shape, Sized } from "./box";
+
+export function typed(b: Box, c: Crate, s: Shape, z: Sized, u: any) {
+  const built = new Box();
+  return b.size() + c.size() + s.size + z.size() + u.size() + built.size();
+}
+export const shape = { size: 3 };
+/** Like {@link Box}. */
+export const note = 1;
+"""
+RECEIVERS_LONE_TS = "/** Not imported here: {@link Box}. */\nexport const lone = 1;\n"
+
+
+def test_typescript_receivers_whose_class_the_file_tells(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    root = tmp_path / "project"
+    write(root, "src/box.ts", RECEIVERS_TS)
+    write(root, "src/use.ts", RECEIVERS_USE_TS)
+    write(root, "src/lone.ts", RECEIVERS_LONE_TS)
+    make_indexer(root, store).index(workers=1)
+    judged = _judged(store, "size")
+    judged.pop(("src/use.ts", 5, "size"))  # several on that line: by column below
+    assert judged == {
+        ("src/box.ts", 1, "size"): "exact",  # Sized: Box implements it
+        ("src/box.ts", 4, "size"): "exact",
+        ("src/box.ts", 11, "size"): "exact",  # Sub.size, super.size(), this.inner.size()
+        ("src/box.ts", 12, "size"): "exact",  # this.size()
+        ("src/use.ts", 7, "size"): "name-only",  # an object literal's key
+    }
+    lines = {
+        (j.reference.line, j.reference.column, j.confidence)
+        for j in judge_references(store, "size", store.find_references("size", "src/use.ts"))
+    }
+    columns = {column: confidence for line, column, confidence in lines if line == 5}
+    # c.size() (Crate has none) and s.size (Shape is no Box) are left out
+    assert sorted(columns.items()) == [
+        (12, "exact"),  # b.size()
+        (43, "exact"),  # z.size()
+        (54, "name-only"),  # u.size()
+        (69, "exact"),  # built.size()
+    ]
+    # a JSDoc link counts where the name is in scope (imported), not elsewhere
+    boxes = _judged(store, "Box")
+    assert ("src/use.ts", 8, "Box") in boxes
+    assert ("src/lone.ts", 1, "Box") not in boxes
+
+
+RECEIVERS_PY = """class Cache:
+    def touch(self):
+        return 1
+
+
+class Sub(Cache):
+    def touch(self):
+        return super().touch() + self.helper()
+
+    def helper(self):
+        return self.touch()
+
+
+class Other:
+    def run(self):
+        return self.touch()
+
+
+class Holder:
+    def __init__(self):
+        self.cache = Cache()
+
+    def go(self, given: Cache, unknown):
+        made = Cache()
+        return self.cache.touch() + given.touch() + made.touch() + unknown.touch()
+"""
+
+
+def test_python_receivers_whose_class_the_file_tells(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "project"
+    write(root, "app/__init__.py", "")
+    write(root, "app/cache.py", RECEIVERS_PY)
+    make_indexer(root, store).index(workers=1)
+    refs = store.find_references("touch")
+    judged = {
+        (j.reference.line, j.reference.column): j.confidence
+        for j in judge_references(store, "touch", refs)
+    }
+    assert judged == {
+        (2, 9): "exact",
+        (7, 9): "exact",
+        (8, 24): "exact",  # super().touch()
+        (11, 21): "exact",  # self.touch() in a subclass
+        # (16, 21) self.touch() in Other, which neither has nor inherits it: left out
+        (25, 27): "exact",  # self.cache = Cache()
+        (25, 43): "exact",  # given: Cache
+        (25, 58): "exact",  # made = Cache()
+        (25, 76): "name-only",  # unknown
+    }
+
+
+def test_renamed_exports_are_followed(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "project"
+    write(
+        root,
+        "src/result.ts",
+        "const _try = (f: () => number) => f();\nexport { _try as try, _try as attempt };\n",
+    )
+    write(
+        root,
+        "src/use.ts",
+        'import * as Result from "./result";\nimport { attempt } from "./result";\n'
+        "export const a = Result.try(() => 1) + attempt(() => 2);\n",
+    )
+    write(root, "src/other.ts", "export const o = { try: 1 }.try;\n")
+    make_indexer(root, store).index(workers=1)
+    judged = _judged(store, "_try")
+    assert judged == {
+        ("src/result.ts", 1, "_try"): "exact",
+        ("src/result.ts", 2, "_try"): "exact",
+        ("src/use.ts", 3, "try"): "exact",  # Result.try: the namespace's renamed export
+        ("src/use.ts", 2, "attempt"): "exact",
+        ("src/use.ts", 3, "attempt"): "exact",
+        # other.ts's `try` is an unrelated property
+    }
+
+
+def test_type_variables_bound_by_infer_are_not_the_type(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "project"
+    write(root, "src/types.ts", "export type Success = { ok: true };\n")
+    write(
+        root,
+        "src/use.ts",
+        'import type { Success } from "./types";\n'
+        "export type Of<T> = T extends Promise<infer Success> ? Success : never;\n"
+        "export type Make = new <Success>(value: Success) => Success;\n"
+        "export const done: Success = { ok: true };\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    assert _judged(store, "Success") == {
+        ("src/types.ts", 1, "Success"): "exact",
+        ("src/use.ts", 1, "Success"): "exact",
+        ("src/use.ts", 4, "Success"): "exact",
+        # lines 2 (`infer Success`) and 3 (a constructor type's parameter) bind their own
+    }
+
+
+def test_unions_index_signatures_and_objects_exported_by_a_namespace(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    root = tmp_path / "project"
+    write(root, "src/box.ts", RECEIVERS_TS)
+    write(root, "src/tags.ts", "export const tag = { size: 1 };\n")
+    write(
+        root,
+        "src/use.ts",
+        'import { Box } from "./box";\nimport * as tags from "./tags";\n'
+        "export const f = (b: Box | undefined) => b!.size();\n"
+        "export type Sizes = { [size: string]: number };\n"
+        "export const g = () => tags.tag.size;\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    judged = _judged(store, "size")
+    assert judged[("src/use.ts", 3, "size")] == "exact"  # `Box | undefined` is still a Box
+    assert ("src/use.ts", 4, "size") not in judged  # an index signature's own name
+    # tags.tag.size: a property of an object tags exports, not a member the namespace has
+    assert judged.get(("src/use.ts", 5, "size")) != "exact"

@@ -47,6 +47,9 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("Library.java", "toString", "Library.toString", (23, 26)),
         ("store.c", "store_add", "store_add", (23, 31)),
         ("account.rb", "deposit", "Account.deposit", (14, 19)),
+        ("inventory.ex", "add", "Shop.Inventory.add", (13, 17)),
+        ("Vault.sol", "Vault.deposit", "Vault.deposit", (33, 38)),
+        ("list.zig", "add", "Point.add", (23, 26)),
     ],
 )
 def test_get_function(
@@ -63,6 +66,8 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
         ("geometry.rs", 31, "Shape"),
         ("Shapes.swift", 6, "Shape"),
         ("Shapes.swift", 16, "Circle"),
+        ("Geometry.hs", 23, None),  # one definition per equation, the first with its signature
+        ("Geometry.hs", 25, None),
     }
     text = tool(project, "get_class", path="Library.java", name="Library")["data"]
     assert "find(String author, int limit) lines 19-21" in text

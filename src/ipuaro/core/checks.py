@@ -7,7 +7,6 @@ Heavy libraries are imported inside the checks so ``ipuaro --version`` never pay
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -187,15 +186,14 @@ def check_grammars() -> list[CheckResult]:
     """Build every grammar with the installed tree-sitter: catches missing wheels and ABI skew."""
     results = []
     try:
-        from tree_sitter import Language
+        from ipuaro.index.parsers._languages import LANGUAGES, load_language
     except ImportError as error:
         fix = "pip install tree-sitter"
         return [CheckResult(f"grammar {lang}", False, str(error), fix) for lang, *_ in grammars()]
-    for language, module_name, function, package in grammars():
+    for language, module_name, _function, package in grammars():
         name = f"grammar {language}"
         try:
-            module = importlib.import_module(module_name)
-            Language(getattr(module, function)())
+            load_language(LANGUAGES[language])  # the index's own loader, version shims included
         except ImportError:
             results.append(
                 CheckResult(

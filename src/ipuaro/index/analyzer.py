@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 from ipuaro.domain import ComplexityScore, FileAST, FileMeta, ImportInfo
 from ipuaro.index.resolver import ProjectLayout
+from ipuaro.index.resolver_langs import RESOLVED_TAGS_LANGUAGES
 
 CODE_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx", "python"})
-RESOLVED_LANGUAGES = CODE_LANGUAGES
+RESOLVED_LANGUAGES = CODE_LANGUAGES | RESOLVED_TAGS_LANGUAGES
 """Languages whose import specifiers ProjectLayout resolves to files."""
 ENTRY_STEMS = frozenset(
     {"index", "main", "cli", "__main__", "manage", "app", "server", "wsgi", "asgi", "setup"}
@@ -54,7 +55,10 @@ def resolve_imports(layout: ProjectLayout, path: str, ast: FileAST) -> list[Impo
         # The submodule probed for `from . import x as y` is `x`, not the local alias `y`.
         imported = info.imported if info.imported is not None else info.name
         resolution = layout.resolve(path, info.from_, language, imported)
-        if resolution.path is not None:
+        if resolution.path is None and language in RESOLVED_TAGS_LANGUAGES:
+            # no file: the query's own classification stands (`#include "x.h"` is internal)
+            kind, resolved, unresolved = info.type, None, info.type == "internal"
+        elif resolution.path is not None:
             kind, resolved, unresolved = "internal", resolution.path, False
         elif info.type == "builtin":
             result.append(info)

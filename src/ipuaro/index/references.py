@@ -30,6 +30,9 @@ from tree_sitter import Node
 
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
+from ipuaro.index.python_scopes import PythonScopes
+from ipuaro.index.receivers import Ancestry, Receivers
+from ipuaro.index.reexports import exported_uses
 from ipuaro.store.protocol import Store
 
 Confidence = Literal["exact", "name-only"]
@@ -62,6 +65,25 @@ _JS_SCOPES: Final = frozenset(
 )
 _JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
 _JS_DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
+_JS_MEMBER_DECLARATIONS: Final = frozenset(
+    {
+        "method_definition",
+        "public_field_definition",
+        "property_signature",
+        "method_signature",
+        "abstract_method_signature",
+    }
+)
+_JS_MEMBER_OWNERS: Final = frozenset(
+    {
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "interface_declaration",
+        "object_type",
+        "object",
+    }
+)
 _JS_NAMED: Final = frozenset(
     {"function_declaration", "generator_function_declaration", "class_declaration"}
 )
@@ -79,15 +101,12 @@ _JS_TYPE_OWNERS: Final = frozenset(
         "call_signature",
         "construct_signature",
         "function_type",
+        "constructor_type",
     }
 )
+_CHAINS: Final = ("attribute", "member_expression", "nested_identifier")
 _JS_IMPORTS: Final = frozenset(
     {"import_specifier", "namespace_import", "import_clause", "export_specifier"}
-)
-_PY_FUNCTIONS: Final = frozenset({"function_definition", "lambda"})
-_PY_NESTED: Final = frozenset({"function_definition", "lambda", "class_definition"})
-_PY_COMPREHENSIONS: Final = frozenset(
-    {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
 )
 
 
@@ -106,6 +125,8 @@ class _Target:
     """Files defining the name outside any class."""
     member: bool
     """Some definition is a class member (methods, fields): ``x.name`` may mean it."""
+    containers: set[str]
+    """Classes declaring a member so named."""
 
 
 def judge_references(store: Store, name: str, refs: list[Reference]) -> list[JudgedReference]:
@@ -118,6 +139,8 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         by_path[ref.path].append(ref)
     files = store.get_files(by_path)
     asts = store.get_asts(by_path)
+    ancestry = Ancestry(store, target.containers)
+    exports: dict[str, set[str]] = defaultdict(set)
     judged: list[JudgedReference] = []
     for path, group in by_path.items():
         data = files.get(path)
@@ -129,9 +152,17 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         imported = ast is not None and any(info.name == name for info in ast.imports)
         modules = _python_modules(ast) if ast is not None and language == "python" else set()
         judge = _FileJudge(
-            store, path, "\n".join(data.lines), language or "", target, imported, modules
+            store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
         judged += judge.judge(group)
+        for alias in judge.export_aliases:
+            exports[alias].add(path)
+    if exports:
+        seen = {(j.reference.path, j.reference.line, j.reference.column) for j in judged}
+        for ref in exported_uses(store, exports, _tree):
+            if (ref.path, ref.line, ref.column) not in seen:
+                seen.add((ref.path, ref.line, ref.column))
+                judged.append(JudgedReference(ref, "exact"))
     judged.sort(key=lambda item: (item.reference.path, item.reference.line, item.reference.column))
     return judged
 
@@ -142,6 +173,7 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
         definitions={(d.path, d.line) for d in definitions},
         module_level={d.path for d in definitions if d.container is None},
         member=any(d.container is not None for d in definitions) or not definitions,
+        containers={d.container for d in definitions if d.container is not None},
     )
 
 
@@ -174,7 +206,7 @@ def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
 
-class _FileJudge:
+class _FileJudge(PythonScopes):
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
@@ -186,8 +218,10 @@ class _FileJudge:
         target: _Target,
         imported: bool,
         python_modules: set[str],
+        ancestry: Ancestry,
     ) -> None:
         self.store = store
+        self.ancestry = ancestry
         self.path = path
         self.lines = text.split("\n")
         self.language = language
@@ -202,7 +236,10 @@ class _FileJudge:
             if node.type in ("internal_module", "module")
             and (named := node.child_by_field_name("name")) is not None
         }
+        self.receivers = Receivers(language, self._text, ancestry.is_class)
         self.aliases: set[str] = set()
+        self.export_aliases: set[str] = set()
+        """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
         """Names each scope node binds, by (start, end, kind): computed once per scope."""
 
@@ -248,29 +285,51 @@ class _FileJudge:
         return "exact" if self.bound_here else "name-only"
 
     def _member(self, obj: Node | None) -> _Verdict:
-        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module)."""
-        while obj is not None and obj.type in (
-            "attribute",
-            "member_expression",
-            "nested_identifier",
-        ):
+        """A property/attribute name accessed on ``obj`` (``a.b.name``: on ``a``'s module);
+        on an object whose class the file tells (``receivers``), what that class inherits."""
+        receiver = obj
+        # `ns.obj.name` in JS/TS is a property of ns's exported object, not ns's own member
+        # (Python's `pkg.mod.name` and TS types' `A.B.Name` are module chains)
+        chain = ("attribute", "nested_identifier") if self.target.member else _CHAINS
+        while obj is not None and obj.type in chain:
             obj = obj.child_by_field_name("object")
         if obj is not None and obj.type == "identifier":
             if self._text(obj) in self.namespaces:
                 return "exact"
-            if self.path in self.target.module_level and self._text(obj) in self.local_namespaces:
+            local = self._text(obj)
+            if local in self.local_namespaces and (
+                self.path in self.target.module_level or local in self.target.containers
+            ):
                 return "exact"  # a namespace declared in the file that defines the symbol
-        return "name-only" if self.target.member else "drop"
+        if not self.target.member:
+            return "drop"
+        if receiver is not None and self.target.containers:
+            type_name = self.receivers.type_of(receiver)
+            if type_name is not None:
+                return self.ancestry.verdict(type_name)
+            if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
+                return "drop"  # no object of a declaring class is within two imports of here
+        return "name-only"
 
     def _javascript(self, node: Node) -> _Verdict:
         parent = node.parent
         kind = node.type
+        if kind == "comment":
+            # a JSDoc `{@link name}`: the language resolves it only where the name is in scope
+            return "exact" if self.bound_here else "drop"
         if parent is None:
             return self._settled()
         if kind in _JS_PROPERTY:
             if parent.type in ("member_expression", "nested_identifier"):
                 return self._member(parent.child_by_field_name("object"))
-            return "name-only" if self.target.member else "drop"  # a member's own name, a key
+            if not self.target.member:
+                return "drop"
+            if parent.type in _JS_MEMBER_DECLARATIONS:
+                return self._own_member(parent)
+            # an object literal's key: its type is not in the file (see _own_member)
+            return "name-only" if self.ancestry.shapes() else "drop"
+        if parent.type == "index_signature" and parent.child_by_field_name("name") == node:
+            return "drop"  # `[key: string]: T` names the index, nothing else
         if kind == "shorthand_property_identifier_pattern":
             return "drop" if self._in_local_scope(node) else self._settled()
         if parent.type == "nested_type_identifier" and parent.child_by_field_name("name") == node:
@@ -279,12 +338,41 @@ class _FileJudge:
             return "drop"  # `import * as X`: here X is a module, not the symbol
         if parent.type in _JS_IMPORTS:
             alias = parent.child_by_field_name("alias")
-            if alias is not None and alias is not node and parent.type == "import_specifier":
+            if alias is not None and alias != node and parent.type == "import_specifier":
                 self.aliases.add(self._text(alias))
+            elif alias is not None and alias != node and parent.type == "export_specifier":
+                self.export_aliases.add(self._text(alias))
             return "exact"
         if self._local(node, self.target.name) is not None:
             return "drop"
         return self._settled()
+
+    def _own_member(self, declaration: Node) -> _Verdict:
+        """A member declared under the name in a class, interface or object type that the
+        index does not list as one of its definitions: the symbol's only if the owner class
+        inherits it (an override, a field over an inherited accessor)."""
+        owner = declaration.parent
+        while owner is not None and owner.type not in _JS_MEMBER_OWNERS:
+            owner = owner.parent
+        if owner is None or owner.type == "object":
+            # an object literal's type is not in the file; it can be the symbol only where an
+            # interface or type could type it (a class alone is not written as a literal)
+            return "name-only" if self.ancestry.shapes() else "drop"
+        if owner.type == "object_type":
+            # a shape of its own, unless it is typed from a declaring class or what it
+            # implements (`name: Scheduler["name"]`)
+            text = self._text(declaration)
+            related = self.target.containers | self.ancestry.above_containers()
+            return "name-only" if any(name in text for name in related) else "drop"
+        named = owner.child_by_field_name("name")
+        if named is None:
+            return "name-only"  # an anonymous class
+        if owner.type == "interface_declaration":
+            interface = self._text(named)
+            if interface in self.target.containers or interface in self.ancestry.above_containers():
+                return "exact"
+            return "drop"
+        return self.ancestry.verdict(self._text(named))
 
     def _python(self, node: Node) -> _Verdict:
         parent = node.parent
@@ -327,6 +415,8 @@ class _FileJudge:
     def _binder(self, kind: str, type_name: bool) -> Callable[[Node], set[str]] | None:
         """What a node of ``kind`` binds for a name used as a type or as a value."""
         if type_name:
+            if kind == "conditional_type":
+                return self._inferred
             return self._type_parameters if kind in _JS_TYPE_OWNERS else None
         if kind in _JS_FUNCTIONS:
             return self._parameters
@@ -346,6 +436,18 @@ class _FileJudge:
                 return True
             ancestor = ancestor.parent
         return False
+
+    def _inferred(self, conditional: Node) -> set[str]:
+        """Type variables ``infer X`` binds in a conditional type's ``extends`` side."""
+        names: set[str] = set()
+        right = conditional.child_by_field_name("right")
+        stack = [right] if right is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type == "infer_type":
+                names.update(self._text(c) for c in node.named_children[:1])
+            stack += node.named_children
+        return names
 
     def _type_parameters(self, owner: Node) -> set[str]:
         parameters = owner.child_by_field_name("type_parameters")
@@ -419,104 +521,6 @@ class _FileJudge:
             inner = pattern.child_by_field_name("pattern")
             if inner is not None:
                 self._pattern_names(inner, names)
-
-    def _python_local(self, node: Node, name: str) -> Node | None:
-        ancestor = node.parent
-        while ancestor is not None:
-            kind = ancestor.type
-            if kind in _PY_FUNCTIONS and name in self._bound(ancestor, self._python_scope):
-                return ancestor
-            if kind in _PY_COMPREHENSIONS and name in self._bound(
-                ancestor, self._comprehension_names
-            ):
-                return ancestor
-            ancestor = ancestor.parent
-        return None
-
-    def _python_scope(self, function: Node) -> set[str]:
-        names: set[str] = set()
-        parameters = function.child_by_field_name("parameters")
-        if parameters is not None:
-            for parameter in parameters.named_children:
-                self._python_targets(parameter, names)
-        body = function.child_by_field_name("body")
-        if body is not None:
-            declared: set[str] = set()
-            self._python_body(body, names, declared)
-            names -= declared
-        return names
-
-    def _python_body(self, node: Node, names: set[str], declared: set[str]) -> None:
-        for child in node.named_children:
-            kind = child.type
-            if kind in ("function_definition", "class_definition"):
-                named = child.child_by_field_name("name")
-                if named is not None:
-                    names.add(self._text(named))
-                continue  # their bodies are scopes of their own
-            if kind == "decorated_definition":
-                self._python_body(child, names, declared)
-                continue
-            if kind in ("lambda", *_PY_COMPREHENSIONS):
-                continue
-            if kind in ("global_statement", "nonlocal_statement"):
-                declared.update(self._text(c) for c in child.named_children)
-                continue
-            if kind in ("assignment", "augmented_assignment", "for_statement", "for_in_clause"):
-                left = child.child_by_field_name("left")
-                if left is not None:
-                    self._python_targets(left, names)
-            elif kind == "named_expression":
-                named = child.child_by_field_name("name")
-                if named is not None:
-                    names.add(self._text(named))
-            elif kind == "as_pattern":
-                alias = child.child_by_field_name("alias")
-                if alias is not None:
-                    self._python_targets(alias, names)
-            elif kind in ("import_statement", "import_from_statement"):
-                for imported in child.children_by_field_name("name"):
-                    alias = imported.child_by_field_name("alias")
-                    target = alias or imported
-                    names.add(self._text(target).split(".", 1)[0])
-            elif kind == "except_clause":
-                for part in child.named_children:
-                    if part.type == "as_pattern":
-                        alias = part.child_by_field_name("alias")
-                        if alias is not None:
-                            self._python_targets(alias, names)
-            self._python_body(child, names, declared)
-
-    def _python_targets(self, target: Node, names: set[str]) -> None:
-        kind = target.type
-        if kind == "identifier":
-            names.add(self._text(target))
-        elif kind in ("default_parameter", "typed_default_parameter"):
-            named = target.child_by_field_name("name")
-            if named is not None:
-                names.add(self._text(named))
-        elif kind in (
-            "typed_parameter",
-            "list_splat_pattern",
-            "dictionary_splat_pattern",
-            "pattern_list",
-            "tuple_pattern",
-            "list_pattern",
-            "as_pattern_target",
-            "parenthesized_expression",
-        ):
-            for child in target.named_children:
-                if child.type != "type":
-                    self._python_targets(child, names)
-
-    def _comprehension_names(self, comprehension: Node) -> set[str]:
-        names: set[str] = set()
-        for child in comprehension.named_children:
-            if child.type == "for_in_clause":
-                left = child.child_by_field_name("left")
-                if left is not None:
-                    self._python_targets(left, names)
-        return names
 
     def _top_level(self) -> list[Node]:
         """Module-level statements, ``export``/``declare`` unwrapped."""

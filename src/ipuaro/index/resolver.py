@@ -7,6 +7,8 @@ project, which covers npm/yarn/pnpm workspaces and lerna alike), with subpaths
 exact file, ``.js``→``.ts`` (TS ESM style), the extensions in :data:`PROBE_EXTENSIONS`, a
 folder's ``package.json`` entry fields and finally ``index.*``.
 
+The languages read by their tags query (Go, Rust, Java, C, Ruby, PHP, …): ``resolver_langs``.
+
 Python: relative imports (``from ..a import b``) from the file's package; absolute imports
 whose top-level package or module exists under a source root (the project root, ``src/``, and
 the parent of every top-level package, so src-layout and django's ``tests/`` work). For
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipuaro.index.resolver_langs import MANIFESTS, RESOLVED_TAGS_LANGUAGES, TagsResolver
 from ipuaro.index.tsconfig import TsConfigs, join
 
 PROBE_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json")
@@ -54,7 +57,11 @@ EXTERNAL = Resolution(None, False)
 def is_layout_file(rel: str) -> bool:
     """Files whose appearance, removal or edit changes how imports resolve."""
     name = rel.rsplit("/", 1)[-1]
-    return name in CONFIG_BASENAMES or (name.startswith("tsconfig") and name.endswith(".json"))
+    return (
+        name in CONFIG_BASENAMES
+        or name in MANIFESTS
+        or (name.startswith("tsconfig") and name.endswith(".json"))
+    )
 
 
 class ProjectLayout:
@@ -67,6 +74,7 @@ class ProjectLayout:
         self._packages: dict[str, str] | None = None
         self._package_json: dict[str, dict[str, Any]] = {}
         self._py_roots: dict[str, list[str]] | None = None
+        self._tags = TagsResolver(root, self.files)
 
     @classmethod
     def load(cls, root: Path, files: Collection[str]) -> ProjectLayout:
@@ -92,6 +100,7 @@ class ProjectLayout:
         self._packages = None
         self._package_json.clear()
         self._py_roots = None
+        self._tags.invalidate()
 
     # --- entry point ----------------------------------------------------------------------
     def resolve(
@@ -104,6 +113,9 @@ class ProjectLayout:
             return self._resolve_python(from_path, specifier, name)
         if language in JS_LANGUAGES:
             return self._resolve_js(from_path, specifier)
+        if language in RESOLVED_TAGS_LANGUAGES:
+            found = self._tags.resolve(from_path, specifier, language)
+            return Resolution(found, found is not None)
         return EXTERNAL
 
     # --- JavaScript / TypeScript ------------------------------------------------------------

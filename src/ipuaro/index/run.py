@@ -305,7 +305,7 @@ class IndexRun:
             p.endswith("__init__.py") for p in added | deleted
         )
         if layout_changed:
-            code = analyzer.CODE_LANGUAGES
+            code = analyzer.RESOLVED_LANGUAGES
             candidates |= {p for p in self.stored_before if language_of(p) in code}
         elif added:
             tokens = {_path_token(p) for p in added}

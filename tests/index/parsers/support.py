@@ -11,8 +11,9 @@ from ipuaro.index.parsers import ParsedFile, parse_source
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "parsers"
 
 # `// >Name` opens a definition on its line, `// <Name` closes it; markers sit at the end of the
-# line, after the last `//`, `#` or `--` that starts them.
-_MARKERS = re.compile(r"(?://|#|--)((?:\s+[<>]\S+)+)\s*$")
+# line, after the last `//`, `#`, `--`, `;`, `%`, `!` or `(*` that starts them (a closing `*)`
+# may follow).
+_MARKERS = re.compile(r"(?://|#|--|;|%|!|\(\*)((?:\s+[<>]\S+)+)\s*(?:\*\))?\s*$")
 
 
 def read_fixture(name: str) -> str:

@@ -7,6 +7,7 @@ module loads no grammar. Indexing runs in a process pool, where each worker fill
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import threading
 from dataclasses import dataclass
@@ -34,9 +35,15 @@ class LanguageSpec:
     read from their query alone (``_tags``): definitions, imports, references, calls, TODOs."""
 
 
-def _tags(name: str, package: str, *extensions: str, function: str = "language") -> LanguageSpec:
+def _tags(
+    name: str,
+    package: str,
+    *extensions: str,
+    function: str = "language",
+    queries: tuple[str, ...] = (),
+) -> LanguageSpec:
     module = package.replace("-", "_")
-    return LanguageSpec(module, function, package, (name,), extensions)
+    return LanguageSpec(module, function, package, queries or (name,), extensions)
 
 
 # Language name -> its row. JSX is parsed by the JavaScript grammar, which reads JSX; the plain
@@ -109,6 +116,20 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "scala": _tags("scala", "tree-sitter-scala", ".scala", ".sc"),
     "lua": _tags("lua", "tree-sitter-lua", ".lua"),
     "bash": _tags("bash", "tree-sitter-bash", ".sh", ".bash"),
+    "elixir": _tags("elixir", "tree-sitter-elixir", ".ex", ".exs"),
+    "haskell": _tags("haskell", "tree-sitter-haskell", ".hs"),
+    "julia": _tags("julia", "tree-sitter-julia", ".jl"),
+    "ocaml": _tags("ocaml", "tree-sitter-ocaml", ".ml", function="language_ocaml"),
+    "ocaml_interface": _tags(
+        "ocaml_interface", "tree-sitter-ocaml", ".mli", function="language_ocaml_interface"
+    ),
+    "zig": _tags("zig", "tree-sitter-zig", ".zig"),
+    "hcl": _tags("hcl", "tree-sitter-hcl", ".tf", ".hcl", ".tfvars"),
+    "solidity": _tags("solidity", "tree-sitter-solidity", ".sol"),
+    "commonlisp": _tags("commonlisp", "tree-sitter-commonlisp", ".lisp", ".lsp", ".asd"),
+    "fortran": _tags("fortran", "tree-sitter-fortran", ".f90", ".f95", ".f03", ".f08"),
+    "arduino": _tags("arduino", "tree-sitter-arduino", ".ino", queries=("cpp",)),
+    "matlab": _tags("matlab", "tree-sitter-matlab", ".m"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
@@ -181,7 +202,21 @@ def load_language(spec: LanguageSpec) -> tree_sitter.Language:
     """The grammar of ``spec``; its wheel is imported here, on first use, so importing ipuaro
     loads no grammar. Raises ImportError when the wheel is missing."""
     module = importlib.import_module(spec.module)
-    return tree_sitter.Language(getattr(module, spec.function)())
+    pointer = getattr(module, spec.function)()
+    if isinstance(pointer, int):
+        # Wheels built with older bindings (solidity, commonlisp) return the bare address,
+        # which tree-sitter 0.25+ accepts only with a DeprecationWarning: wrap it the way
+        # newer bindings do.
+        pointer = _capsule(pointer)
+    return tree_sitter.Language(pointer)
+
+
+def _capsule(address: int) -> object:
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+    capsule: object = new(address, b"tree_sitter.Language", None)
+    return capsule
 
 
 def captures(grammar_: Grammar, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:

@@ -1,5 +1,6 @@
 """Languages read from their query alone (Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift,
-Scala, Lua, Bash): adding one is a ``queries/<name>.scm`` file and a row in ``_languages``.
+Scala, Lua, Bash, Elixir, Haskell, Julia, OCaml, Zig, HCL, Solidity, Common Lisp, Fortran,
+Arduino, MATLAB): adding one is a ``queries/<name>.scm`` file and a row in ``_languages``.
 
 The query names what it finds with these captures (one match per definition or import)::
 
@@ -51,11 +52,15 @@ BULK_CAPTURES: Final = ("reference", "call", "comment", "block")
 _CLASS_KINDS: Final = frozenset({"class", "interface"})
 _OWNER_KINDS: Final = frozenset({"class", "interface", "container"})
 _ATTRIBUTES: Final = frozenset({"attribute_item"})
+_SIGNATURES: Final = frozenset({"signature"})
+"""A type signature written before its definition (Haskell ``area :: Shape -> Double``)."""
 _CONSTRUCTOR_NAMES: Final = frozenset({"initialize", "__construct", "init", "constructor"})
 _RETURN_FIELDS: Final = ("return_type", "result", "type")
 _TYPE_NAME: Final = re.compile(r"[A-Za-z_$][\w$]*")
 _QUOTES: Final = "\"'`<>"
-_SOURCE_SUFFIX: Final = re.compile(r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala)$")
+_SOURCE_SUFFIX: Final = re.compile(
+    r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala|sol|jl|zig|lisp|tf)$"
+)
 
 
 @dataclass(slots=True)
@@ -97,6 +102,8 @@ def read(
             found = bulk.get(capture)
             if found is not None:
                 found += nodes
+    # A definition's own name is not a call (Elixir `def total(items)`, Julia `f(x) = …`).
+    bulk["call"] = [node for node in bulk["call"] if node.start_byte not in definitions]
     for nodes in bulk.values():
         nodes.sort(key=lambda node: node.start_byte)
     _Reader(source, collected).record(list(definitions.values()))
@@ -201,10 +208,13 @@ class _Reader:
 
     def _span(self, node: Node) -> tuple[int, int]:
         first = node
+        widen = _ATTRIBUTES if node.type in _SIGNATURES else _ATTRIBUTES | _SIGNATURES
         previous = node.prev_named_sibling
-        while previous is not None and (previous.type in _ATTRIBUTES or "comment" in previous.type):
-            if previous.type in _ATTRIBUTES:
+        while previous is not None and (previous.type in widen or "comment" in previous.type):
+            if previous.type in widen:
                 first = previous  # comments between attributes are passed over, not taken
+                if previous.type in _SIGNATURES:
+                    break  # one signature: the one before is another definition's
             previous = previous.prev_named_sibling
         return first.start_point[0] + 1, end_line(node)
 

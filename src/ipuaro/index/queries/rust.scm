@@ -14,6 +14,7 @@
 ((use_declaration argument: (_) @import)
   (#not-match? @import "^(crate|super|self)::"))
 (extern_crate_declaration name: (identifier) @import)
+(mod_item !body name: (identifier) @import.internal)
 
 [(identifier) (type_identifier) (field_identifier)] @reference
 (call_expression function: (identifier) @call)
