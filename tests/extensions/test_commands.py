@@ -35,6 +35,8 @@ mode: plan
 ---
 Review $1 for bugs. Focus: $2. Everything typed: $ARGUMENTS
 """
+REVIEW_TOOLS = REVIEW.replace("mode: plan\n", "")
+"""The same command answered by the agent with its tools (``mode: plan`` makes a plan)."""
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -139,7 +141,7 @@ def test_free_text_arguments_survive_an_apostrophe() -> None:
 async def test_a_project_and_a_user_command_with_arguments_shape_the_request(
     project: Path, server: ModelStubServer
 ) -> None:
-    _write(_project_commands(project), "review", REVIEW)
+    _write(_project_commands(project), "review", REVIEW_TOOLS)
     _write(user_config_dir() / "commands", "explain", "Explain $ARGUMENTS simply.")
     _write(_project_commands(project), "status", "shadowing a built-in")
     steps = [ScriptedReply(text="Looks fine."), ScriptedReply(text="It adds.")]
@@ -152,7 +154,7 @@ async def test_a_project_and_a_user_command_with_arguments_shape_the_request(
         review = await run_operation(ws, parse_command("/review shop/cart.py totals"))
         assert review.prompt is not None and "Review shop/cart.py for bugs" in review.prompt
         end = await ws.send(review.prompt)
-        assert end.reason == "done" and not ws.plan_mode  # plan mode was for that request
+        assert end.reason == "done" and not ws.plan_mode
         explain = await run_operation(ws, parse_command("/explain shop/pricing.py"))
         assert explain.prompt == "Explain shop/pricing.py simply."
         await ws.send(explain.prompt)
@@ -175,13 +177,40 @@ async def test_allowed_tools_naming_no_tool_is_an_error_naming_the_file(
     assert "get_lines" in reply.text  # the fix: the tools there are
 
 
+async def test_a_plan_mode_command_makes_a_plan_and_leaves_plan_mode_off(
+    project: Path, server: ModelStubServer
+) -> None:
+    _write(_project_commands(project), "review", REVIEW)
+    plan = {
+        "mode": "fix-plan",
+        "summary": "NO_CHANGES: cart.py totals are right",
+        "questions": [],
+        "context_requests": [],
+        "plan": [{"step": "read the totals", "details": ""}],
+        "proposed_changes": {"actions": [], "commands_to_run": []},
+        "risks": [],
+        "memory_patch": {},
+    }
+    async with open_workspace(project, server, [ScriptedReply(text=json.dumps(plan))]) as opened:
+        ws = opened.workspace
+        review = await run_operation(ws, parse_command("/review shop/cart.py totals"))
+        assert review.prompt is not None
+        end = await ws.send(review.prompt)
+        assert end.reason == "done", end.answer
+        assert not ws.plan_mode, "plan mode was for that request only"
+    (body,) = opened.model.agent_bodies
+    assert "Review shop/cart.py for bugs. Focus: totals." in body_text(body)
+    assert not body.get("tools"), "a plan request offers no tools: it asks for context instead"
+    assert "cart.py totals are right" in end.answer
+
+
 # --- headless -------------------------------------------------------------------------------
 
 
 def test_headless_runs_a_custom_command_with_arguments(
     project: Path, server: ModelStubServer, tmp_path: Path
 ) -> None:
-    _write(_project_commands(project), "review", REVIEW)
+    _write(_project_commands(project), "review", REVIEW_TOOLS)
     _write(tmp_path / "config" / "commands", "explain", "Explain $1 in one line.")
     server.enqueue(ScriptedReply(text="Reviewed."), ScriptedReply(text="Explained."))
     env = run_env(tmp_path, server)

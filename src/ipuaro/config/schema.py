@@ -248,7 +248,7 @@ class ScriptToolConfig(Section):
     by that argument's value (never split or interpreted); every argument also arrives as JSON
     on stdin and as an ``IPUARO_ARG_NAME`` environment variable."""
     read_only: bool = False
-    """The tool only reads: it is offered in plan mode, runs with a turn's other reads, and its
+    """The tool only reads: it runs with a turn's other reads, and its
     sandbox cannot write to the project."""
     timeout: float = Field(30.0, gt=0, le=3600)
     """Seconds before the tool's process group is killed."""
