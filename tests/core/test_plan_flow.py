@@ -216,3 +216,21 @@ async def test_auto_context_cuts_are_told_to_the_user_and_the_model(
         first = user_texts(opened.model.bodies[0])[-1]
         assert "CONTEXT_NOTES (what the app cut to fit its limits):\n- shop/big.py: cut" in first
         assert "...[TRUNCATED" in first
+
+
+async def test_a_second_plan_request_sees_the_previous_plan_to_refine_it(
+    project: Path, server: ModelStubServer
+) -> None:
+    revised = {**FINAL_PLAN, "summary": "Cap the discount at 35 %."}
+    async with open_workspace(project, server, [reply(FINAL_PLAN), reply(revised)]) as opened:
+        workspace = opened.workspace
+        await workspace.plan("cap the discount at 40 %")
+        first = user_texts(opened.model.bodies[0])[-1]
+        assert first.startswith("REQUEST:")  # a fresh session has no previous plan
+        await workspace.plan("make it 35 % instead")
+        second = user_texts(opened.model.bodies[1])[-1]
+        assert second.startswith("PREVIOUS_PLAN (your last plan in this session")
+        assert '"summary": "Cap the discount at 40 %."' in second
+        assert second.index("PREVIOUS_PLAN") < second.index("REQUEST:\nmake it 35 % instead")
+        record = workspace.last_plan()
+        assert record is not None and record.plan.summary == "Cap the discount at 35 %."

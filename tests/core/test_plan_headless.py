@@ -87,3 +87,65 @@ def test_run_plan_refuses_eval_and_a_missing_prompt(project: Path) -> None:
     )
     assert both.returncode != 0
     assert "--plan and --eval exclude each other" in both.stderr
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if not {".git", ".ipuaro"} & set(p.relative_to(root).parts)
+    }
+
+
+async def test_headless_plan_two_rounds_ok_one_transaction_and_one_undo_restores_every_byte(
+    project: Path, server: ModelStubServer
+) -> None:
+    """The whole story headless, as a script would run it: `run --plan` (two context rounds) in
+    one process, `run --apply --auto-apply` in another (ONE multi-file change, written as one
+    transaction), then one undo of the session restores every file byte for byte."""
+    from ipuaro.core.workspace import WorkspaceOptions
+    from tests.core.conftest import open_workspace
+
+    pricing = (project / "shop/pricing.py").read_bytes().decode()
+    cart = (project / "shop/cart.py").read_bytes().decode()
+    final = {
+        **FINAL_PLAN,
+        "proposed_changes": {
+            "actions": [
+                {"kind": "CREATE_DIR", "path": "docs"},
+                {"kind": "UPDATE_FILE", "path": "shop/pricing.py",
+                 "content": pricing.replace("= 50", "= 40")},
+                {"kind": "UPDATE_FILE", "path": "shop/cart.py",
+                 "content": cart + "\n# discount capped at 40 %\n"},
+                {"kind": "CREATE_FILE", "path": "docs/pricing.md", "content": "# Pricing\n"},
+            ],
+            "commands_to_run": [],
+        },
+    }  # fmt: skip
+    server.enqueue(
+        asks({"type": "read_file", "path": "shop/pricing.py"}),
+        asks({"type": "read_file", "path": "shop/cart.py"}, {"type": "search", "query": "cap"}),
+        reply(final),
+    )
+    before = snapshot(project)
+    planned = run_cli(project, server, "--plan", "-p", "cap the discount at 40", "--output", "json")
+    assert planned.returncode == 0, planned.stderr
+    session = json.loads(planned.stdout)["sessionId"]
+    assert len(server.chat_requests()) == 3
+    assert snapshot(project) == before  # planning wrote nothing
+
+    applied = run_cli(project, server, "--apply", "--auto-apply", "--output", "json")
+    assert applied.returncode == 0, applied.stderr + applied.stdout
+    result = json.loads(applied.stdout)
+    assert result["sessionId"] == session
+    assert sorted(result["changes"]) == ["docs/pricing.md", "shop/cart.py", "shop/pricing.py"]
+    assert "MAX_DISCOUNT_PERCENT = 40" in (project / "shop/pricing.py").read_text()
+    assert len(server.chat_requests()) == 3  # applying asks the model nothing
+
+    async with open_workspace(
+        project, server, [], options=WorkspaceOptions(session_id=session), index=False
+    ) as opened:
+        undone = await opened.workspace.undo()
+        assert undone.done, undone.message
+        assert snapshot(project) == before
+        assert not (await opened.workspace.undo()).done  # it was ONE undo step

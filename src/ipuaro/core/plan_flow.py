@@ -144,7 +144,9 @@ class PlanFlow:
             project = ctx.agent.context.system_prompt(None).project
             auto = await asyncio.to_thread(gather, request, source, config.traceback_lines)
             system = system_prompt(project, config.max_context_rounds)
-            result = await cycle.run(system, request, auto, cancel)
+            stored = session.plan
+            previous = stored.get("plan") if isinstance(stored, dict) else None
+            result = await cycle.run(system, request, auto, cancel, previous)
         except PlanFailed as failure:
             reason: EndReason = "aborted" if failure.cancelled else "error"
             return self._failed(reason, failure.message, failure.raw, cycle, source, started)

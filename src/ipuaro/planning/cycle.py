@@ -14,6 +14,7 @@ the user what each context round fetched and cut.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from ipuaro.llm.protocol import (
 )
 from ipuaro.planning.autocontext import AutoContext
 from ipuaro.planning.context import ContextSource
-from ipuaro.planning.diet import DietLimits, DietResult, apply_diet
+from ipuaro.planning.diet import DietLimits, DietResult, apply_diet, truncate_middle
 from ipuaro.planning.parse import PlanReplyError, ReadPlan, read_plan
 from ipuaro.planning.prompt import fulfilled_message, repair_message, request_message
 from ipuaro.planning.schema import response_format
@@ -135,8 +136,14 @@ class PlanCycle:
             self._on_log(name, data)
 
     async def run(
-        self, system: str, request: str, auto: AutoContext, cancel: asyncio.Event
+        self,
+        system: str,
+        request: str,
+        auto: AutoContext,
+        cancel: asyncio.Event,
+        previous: dict[str, Any] | None = None,
     ) -> CycleResult:
+        """``previous``: the session's last plan (the request may refine it)."""
         first = apply_diet(auto.blocks, self.settings.limits)
         self.stats.add_diet(first)
         if first.cuts:
@@ -144,7 +151,12 @@ class PlanCycle:
         if auto.blocks and self._on_round is not None:
             titles = tuple(b.title for b in first.blocks)
             self._on_round(ContextRound(0, (), titles, tuple(first.cuts)))
-        messages = [_message("user", request_message(request, first.blocks, first.cuts))]
+        shown_before = None
+        if previous is not None:
+            text = json.dumps(previous, ensure_ascii=False)
+            shown_before, _cut = truncate_middle(text, self.settings.limits.max_file_chars)
+        opening = request_message(request, first.blocks, first.cuts, shown_before)
+        messages = [_message("user", opening)]
         repaired = False
         while True:
             text = await self._call(system, messages, cancel)

@@ -45,8 +45,19 @@ def render_blocks(blocks: Sequence[ContextBlock]) -> str:
     return "\n".join(block.render() for block in blocks)
 
 
-def request_message(request: str, auto: Sequence[ContextBlock], cuts: Sequence[str]) -> str:
-    parts = [f"REQUEST:\n{request.strip()}"]
+def request_message(
+    request: str,
+    auto: Sequence[ContextBlock],
+    cuts: Sequence[str],
+    previous: str | None = None,
+) -> str:
+    parts = []
+    if previous:
+        parts.append(
+            "PREVIOUS_PLAN (your last plan in this session, not applied; the request may "
+            f"refine it):\n{previous}"
+        )
+    parts.append(f"REQUEST:\n{request.strip()}")
     if auto:
         parts.append("AUTO_CONTEXT (added by ipuaro from the request):\n" + render_blocks(auto))
     if cuts:
