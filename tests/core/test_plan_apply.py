@@ -83,7 +83,10 @@ async def test_ok_applies_the_stored_plan_as_one_change_and_one_undo_restores_it
         ws.store_plan(plan)
         end = await ws.send("ok")
         assert end.reason == "done", end.answer
-        (question,) = decider.of(ConfirmChange)  # ONE confirmation for the whole change
+        # ONE confirmation for the whole change; then the project's remembered test and lint
+        # commands (the plan names none), each asked on its own
+        question, *commands = decider.of(ConfirmChange)
+        assert [q.request.kind for q in commands] == ["command", "command"]
         request = question.request
         assert request.kind == "edit" and request.title == "Apply the plan: 4 files, 2 folder(s)"
         assert [f.path for f in request.files] == [
@@ -411,10 +414,26 @@ async def test_request_two_context_rounds_plan_ok_one_change_one_undo(
         assert record is not None and set(record.read_files) >= {PRICING, "tests/cart_checks.py"}
         applied = await ws.send("ok")
         assert applied.reason == "done", applied.answer
-        (question,) = decider.of(ConfirmChange)
+        question, *commands = decider.of(ConfirmChange)
+        assert all(q.request.kind == "command" for q in commands)
         assert [f.path for f in question.request.files] == [PRICING, "tests/cart_checks.py"]
         assert "MAX_DISCOUNT_PERCENT = 40" in (project / PRICING).read_text()
         assert applied.changes == (PRICING, "tests/cart_checks.py")
         assert (await ws.undo()).done
         assert snapshot(project) == before
         assert not (await ws.undo()).done
+
+
+async def test_a_plan_without_commands_offers_the_remembered_test_command(
+    project: Path, server: ModelStubServer
+) -> None:
+    decider = RecordingDecider(answers={ConfirmChange: "apply"})
+    async with open_workspace(project, server, decider=decider) as opened:
+        ws = opened.workspace
+        await ws.unset_memory("project.default_lint_command")
+        await ws.set_memory("project.default_test_command", "echo remembered-tests")
+        ws.store_plan(record([Action("CREATE_FILE", "m.txt", "m")]))
+        report = await ws.apply_plan()
+    assert report.applied, report.message
+    assert [c.command for c in report.commands] == ["echo remembered-tests"]
+    assert report.commands[0].ran and "remembered-tests" in report.commands[0].output

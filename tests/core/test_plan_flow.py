@@ -234,3 +234,26 @@ async def test_a_second_plan_request_sees_the_previous_plan_to_refine_it(
         assert second.index("PREVIOUS_PLAN") < second.index("REQUEST:\nmake it 35 % instead")
         record = workspace.last_plan()
         assert record is not None and record.plan.summary == "Cap the discount at 35 %."
+
+
+async def test_a_plans_memory_patch_is_asked_and_written_only_when_confirmed(
+    project: Path, server: ModelStubServer
+) -> None:
+    from ipuaro.core.decisions import ApplyMemory
+    from ipuaro.memory import project_file
+    from tests.core.conftest import RecordingDecider
+
+    patch = {"project.default_test_command": "python -m unittest", "user.colour": "red"}
+    plan = {"mode": "fix-plan", "summary": "NO_CHANGES: nothing to do", "memory_patch": patch}
+    for answer, written in (("reject", False), ("apply", True)):
+        decider = RecordingDecider(answers={ApplyMemory: answer})
+        async with open_workspace(project, server, [reply(plan)], decider=decider) as opened:
+            end = await opened.workspace.send("plan: check the tests")
+        assert end.reason == "done", end.answer
+        (asked,) = decider.of(ApplyMemory)
+        assert asked.source == "plan"
+        assert [key for key, _old, _new in asked.changes] == ["project.default_test_command"]
+        assert any("user.colour" in note for note in asked.notes), "off the whitelist: said"
+        stored = project_file(project)
+        remembered = stored.is_file() and "python -m unittest" in stored.read_text()
+        assert remembered is written

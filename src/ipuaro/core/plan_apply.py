@@ -249,6 +249,10 @@ async def apply_plan(
     _remember_writes(workspace, prepared)
     workspace.forget_plan()
     commands = plan.proposed_changes.commands_to_run or tuple(default_commands)
+    if not commands:  # the remembered test and lint commands (still checked by the policy)
+        from ipuaro.memory import default_commands_to_run
+
+        commands = default_commands_to_run(workspace.root)
     runs = await _offer_commands(workspace, commands)
     lines = [f"Applied the plan as one change (one /undo reverts it): {description}"]
     lines.append(prepared.summary())

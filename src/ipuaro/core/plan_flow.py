@@ -106,9 +106,14 @@ class PlanFlow:
         self._cancel = asyncio.Event()
         started = time.perf_counter()
         try:
-            return await self._run(request, shown or request, self._cancel, started)
+            outcome = await self._run(request, shown or request, self._cancel, started)
         finally:
             self._cancel = None
+        if outcome.memory_patch:
+            # What the plan asks to remember is checked, shown and written only when the user
+            # confirms (headless: only with --remember), like a `remember` call.
+            await self.workspace.propose_memory_patch(outcome.memory_patch, "plan")
+        return outcome
 
     async def _run(
         self, request: str, shown: str, cancel: asyncio.Event, started: float
