@@ -52,8 +52,11 @@ async def test_plan_ok_undo_and_apply_without_a_plan(
         assert not (project / "notes").exists()
         said = await say("ok")
         assert "Applied the plan as one change" in said
-        (asked,) = client.permissions  # one question for the whole change
+        # one question for the whole change, then one per remembered command (the fixture's
+        # .ipuaro/project.json names a test and a lint command; the plan names none)
+        asked, *commands = client.permissions
         assert asked.tool_call.title == "Apply the plan: 1 file, 1 folder(s)"
+        assert len(commands) == 2
         assert (project / "notes/CHANGELOG.md").read_text() == "# Changes\n"
         assert "undone" in (await say("/undo")).lower()
         assert not (project / "notes").exists()
