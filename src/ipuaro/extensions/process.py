@@ -11,21 +11,24 @@ import asyncio
 import contextlib
 import os
 import shutil
-import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ipuaro.security.runner import cap_output, environment_without, secret_environment_names
+from ipuaro.security.runner import (
+    OutputCapture,
+    environment_without,
+    kill_group,
+    secret_environment_names,
+)
 
 if TYPE_CHECKING:
     from ipuaro.security.sandbox import SandboxProfile
 
 __all__ = ["ProgramResult", "run_program"]
 
-_CHUNK = 65_536
 _KILL_GRACE_S = 0.3
 _DRAIN_GRACE_S = 0.2
 
@@ -47,32 +50,6 @@ class ProgramResult:
     @property
     def ok(self) -> bool:
         return self.exit_code == 0
-
-
-class _Bounded:
-    """The first and last ``limit`` bytes of a stream of any length."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    async def pump(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(_CHUNK):
-            self.total += len(chunk)
-            room = self.limit - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self.tail += chunk
-                del self.tail[: max(0, len(self.tail) - self.limit)]
-
-    def text(self) -> tuple[str, bool]:
-        data = bytes(self.head + self.tail).decode("utf-8", "replace")
-        text, cut = cap_output(data, self.limit)
-        return text, cut or self.total > len(self.head) + len(self.tail)
 
 
 async def run_program(
@@ -112,7 +89,7 @@ async def run_program(
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in an argument
         reason = (error.strerror if isinstance(error, OSError) else None) or str(error)
         return ProgramResult(None, "", "", False, 0.0, False, start_error=f"{argv[0]}: {reason}")
-    out, err = _Bounded(output_limit), _Bounded(output_limit)
+    out, err = OutputCapture(output_limit), OutputCapture(output_limit)
     assert process.stdout is not None and process.stderr is not None
     readers: asyncio.Future[Any] = asyncio.gather(
         out.pump(process.stdout), err.pump(process.stderr)
@@ -143,8 +120,8 @@ async def run_program(
                 task.cancel()
         if not readers.done():
             readers.cancel()
-    stdout, cut_out = out.text()
-    stderr, cut_err = err.text()
+    stdout, cut_out = out.render()
+    stderr, cut_err = err.render()
     return ProgramResult(
         exit_code=None if (timed_out or cancelled) else process.returncode,
         stdout=stdout,
@@ -197,11 +174,4 @@ async def _finish(process: asyncio.subprocess.Process, readers: asyncio.Future[A
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM the program's process group, then SIGKILL what is left after a short grace."""
-    for sig, wait in ((signal.SIGTERM, _KILL_GRACE_S), (signal.SIGKILL, 0.0)):
-        try:
-            os.killpg(process.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        if wait:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(process.wait()), wait)
+    await kill_group(process.pid, _KILL_GRACE_S)

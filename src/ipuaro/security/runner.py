@@ -278,7 +278,9 @@ class _Capture:
 
 
 OutputCapture = _Capture
-"""Head-and-tail capture of a stream, shared with the persistent shell."""
+"""Head-and-tail capture of a stream, shared with the persistent shell and extensions."""
+kill_group = _kill_group
+"""SIGTERM a process group, then SIGKILL what is left (shared with extensions' programs)."""
 
 
 def cap_output(text: str, limit: int) -> tuple[str, bool]:
