@@ -16,12 +16,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from ipuaro.config.describe import (
+    describe_error,
+    display_path,
+    json_kind,
+    keyed_section_type,
+    section_type,
+)
 from ipuaro.config.paths import config_dir
-from ipuaro.config.schema import Config, ProjectConfig, Section
+from ipuaro.config.schema import Config, ProjectConfig
 
 __all__ = [
     "CONCEPT_KEYS",
@@ -266,7 +273,7 @@ def _file_layer(path: Path, *, required: bool) -> _Layer | None:
         ) from None
     if not isinstance(raw, dict):
         raise ConfigError(
-            f"{source}: expected a JSON object at the top level, got {_json_kind(raw)}"
+            f"{source}: expected a JSON object at the top level, got {json_kind(raw)}"
         )
     values = _canonical(raw, Config, (), source, loose=False)
     _anchor_store_path(values, path.absolute().parent)
@@ -363,43 +370,6 @@ def _match_field(model: type[BaseModel], key: str, *, loose: bool) -> str | None
     return None
 
 
-def _display_path(model: type[BaseModel], path: tuple[str | int, ...]) -> str:
-    """``("llm", "context_window")`` → ``llm.contextWindow``, as written in JSON files."""
-    text = ""
-    current: type[BaseModel] | None = model
-    keyed: type[BaseModel] | None = None
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-            current = None
-            continue
-        info = current.model_fields.get(part) if current is not None else None
-        shown = (info.alias or part) if info is not None else part
-        # What a project file wrote as extensions.tools is kept as project_tools.
-        shown = {"project_tools": "tools", "project_hooks": "hooks"}.get(part, shown)
-        text += f".{shown}" if text else shown
-        if keyed is not None:  # ``part`` was a name in a dict of sections
-            current, keyed = keyed, None
-            continue
-        current = _section_type(info.annotation) if info is not None else None
-        keyed = _keyed_section_type(info.annotation) if info is not None else None
-    return text
-
-
-def _section_type(annotation: Any) -> type[Section] | None:
-    if isinstance(annotation, type) and issubclass(annotation, Section):
-        return annotation
-    return None
-
-
-def _keyed_section_type(annotation: Any) -> type[Section] | None:
-    """``Section`` for a ``dict[str, Section]`` field (script tools by name), else None."""
-    if get_origin(annotation) is dict:
-        args = get_args(annotation)
-        return _section_type(args[1]) if len(args) == 2 else None
-    return None
-
-
 def _canonical(
     raw: Mapping[str, Any],
     model: type[BaseModel],
@@ -411,7 +381,7 @@ def _canonical(
     for key, value in raw.items():
         name = _match_field(model, key, loose=loose)
         if name is None:
-            shown = _display_path(Config, path)
+            shown = display_path(Config, path)
             full = f"{shown}.{key}" if shown else key
             aliases = [info.alias or n for n, info in model.model_fields.items()]
             by_form = {(_normalise(a) if loose else a): a for a in aliases}
@@ -425,10 +395,10 @@ def _canonical(
             )
             raise ConfigError(f"{source}: unknown key {full} ({hint})")
         annotation = model.model_fields[name].annotation
-        section = _section_type(annotation)
+        section = section_type(annotation)
         if section is not None and isinstance(value, Mapping):
             value = _canonical(value, section, (*path, name), source, loose)
-        listed = _section_type(get_args(annotation)[0]) if get_origin(annotation) is list else None
+        listed = section_type(get_args(annotation)[0]) if get_origin(annotation) is list else None
         if listed is not None and isinstance(value, list):
             value = [
                 _canonical(item, listed, (*path, name), source, loose)
@@ -436,7 +406,7 @@ def _canonical(
                 else item
                 for item in value
             ]
-        items = _keyed_section_type(annotation)
+        items = keyed_section_type(annotation)
         if items is not None and isinstance(value, Mapping):
             value = {
                 key: _canonical(item, items, (*path, name, key), source, loose)
@@ -466,110 +436,4 @@ def _validate(layer: _Layer) -> Config:
     try:
         return Config.model_validate(layer.values)
     except ValidationError as error:
-        raise ConfigError(_describe_error(layer, error)) from None
-
-
-def _describe_error(layer: _Layer, error: ValidationError) -> str:
-    problems = error.errors()
-    first = problems[0]
-    loc = tuple(first["loc"])
-    key_path = _display_path(Config, loc)
-    field_loc = tuple(part for part in loc if isinstance(part, str))
-    source = layer.source
-    for size in range(len(field_loc), 0, -1):  # the variable that set this key or its section
-        if field_loc[:size] in layer.origins:
-            source = layer.origins[field_loc[:size]]
-            break
-    if first["type"] == "extra_forbidden":  # normally caught by _canonical already
-        text = f"{source}: unknown key {key_path}"
-    elif first["type"] == "value_error":  # a section's own check: its message says the fix
-        message = str(first["msg"]).removeprefix("Value error, ")
-        text = f"{source}: {key_path}: {message}"
-    else:
-        expected = _describe_field(loc) or first["msg"].lower()
-        text = f"{source}: {key_path}: expected {expected}, got {_render_value(first['input'])}"
-    more = len(problems) - 1
-    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
-
-
-def _json_kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
-
-
-def _describe_field(loc: tuple[str | int, ...]) -> str | None:
-    """The expected type of the key at ``loc``, in words, from the schema itself."""
-    model: type[BaseModel] | None = Config
-    keyed: type[Section] | None = None
-    annotation: Any = None
-    metadata: list[Any] = []
-    for part in loc:
-        if isinstance(part, int):  # an item of a list
-            args = get_args(annotation)
-            annotation, metadata = (args[0] if args else None), []
-            model = _section_type(annotation)
-            continue
-        if model is None and keyed is not None:  # a name in a dict of sections
-            model, keyed = keyed, None
-            annotation = model
-            continue
-        if model is None:
-            break  # pydantic adds union-member tags after the field; the field decides
-        info = model.model_fields.get(part)
-        if info is None:
-            return None
-        annotation, metadata = info.annotation, list(info.metadata)
-        model = _section_type(annotation)
-        keyed = _keyed_section_type(annotation)
-    return _describe_type(annotation, metadata) if annotation is not None else None
-
-
-def _describe_type(annotation: Any, metadata: list[Any]) -> str:
-    args = get_args(annotation)
-    if type(None) in args:
-        rest = [arg for arg in args if arg is not type(None)]
-        inner = _describe_type(rest[0], metadata) if len(rest) == 1 else "a value"
-        return f"{inner} or null"
-    if get_origin(annotation) is Literal:
-        return "one of " + ", ".join(json.dumps(arg) for arg in args)
-    if get_origin(annotation) is dict or _section_type(annotation) is not None:
-        return "an object"
-    if get_origin(annotation) is list:
-        item = _describe_type(args[0], []) if args else "a value"
-        return "a list of " + {"a string": "strings"}.get(item, f"items, each {item}")
-    base = {
-        bool: "true or false",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        Path: "a path (string)",
-    }.get(annotation, getattr(annotation, "__name__", str(annotation)))
-    return base + _describe_bounds(metadata)
-
-
-def _describe_bounds(metadata: list[Any]) -> str:
-    bounds = {
-        kind: getattr(item, kind)
-        for item in metadata
-        for kind in ("ge", "gt", "le", "lt")
-        if getattr(item, kind, None) is not None
-    }
-    if "ge" in bounds and "le" in bounds:
-        return f" from {bounds['ge']} to {bounds['le']}"
-    symbols = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
-    return "".join(f" {symbols[kind]} {value}" for kind, value in bounds.items())
-
-
-def _render_value(value: Any) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+        raise ConfigError(describe_error(layer.source, layer.origins, error)) from None

@@ -19,23 +19,20 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from ipuaro.core import indexing
+from ipuaro.core import indexing, opening, session_ops
 from ipuaro.core.asking import DecisionHandlers
 from ipuaro.core.commands import Reply
-from ipuaro.core.decisions import Decider, OverwriteChanges
-from ipuaro.core.errors import OpenError, SessionMissing, WorkspaceBusy
+from ipuaro.core.decisions import Decider
+from ipuaro.core.errors import WorkspaceBusy
 from ipuaro.core.events import (
     AgentEnd,
     EndReason,
     Event,
-    ExtensionWarning,
     HistoryCleared,
     Listener,
     ModeChanged,
-    ModelChanged,
-    SessionSwitched,
 )
 from ipuaro.core.extending import ExtensionHost
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
@@ -50,7 +47,6 @@ from ipuaro.core.reports import (
     UndoReport,
     WindowInfo,
 )
-from ipuaro.core.sessions import SessionArchive
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
@@ -121,65 +117,8 @@ class Workspace:
         """Open the store, the session, the model client and the agent. Raises
         :class:`OpenError` naming what failed (the store, the session, the model server)."""
         workspace = cls(root, config, decider, options or WorkspaceOptions())
-        host = await ExtensionHost.open(workspace.root, config, workspace._asking.ask)
-        workspace._extensions = host
-        workspace._attach(await workspace._build(config, workspace.options))
-        from ipuaro.core.plan_apply import finish_interrupted
-
-        workspace.ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, workspace))
-        await host.start(workspace, workspace.ctx.warnings, workspace._emit)
+        await opening.start(workspace)
         return workspace
-
-    async def _build(
-        self,
-        config: Config,
-        options: WorkspaceOptions,
-        *,
-        session_id: str | None = None,
-        auto_apply: bool | None = None,
-    ) -> AppContext:
-        from ipuaro.agent.sessions.keeper import SessionNotFound
-        from ipuaro.core.wiring import build_app
-        from ipuaro.llm.errors import ModelError
-        from ipuaro.store.protocol import StoreError
-
-        try:
-            return await build_app(
-                self.root,
-                config,
-                handlers=self._asking,
-                confirm=None if options.unattended else self._asking.confirm,
-                auto_apply=options.auto_apply if auto_apply is None else auto_apply,
-                session_id=session_id or options.session_id,
-                new_session=options.new_session and session_id is None,
-                allow_commands=options.allow_commands,
-                client=options.client if session_id is None else None,
-                environ=options.environ,
-                prompt=options.prompt if session_id is None else None,
-                extra_tools=self._extensions.tools if self._extensions else (),
-                tool_hooks=self._extensions.runner if self._extensions else None,
-                # MCP servers a project declares start once it is trusted: the same answer
-                # as its script tools and hooks (the trust question asked on opening).
-                project_trusted=options.project_trusted
-                or (self._extensions is not None and self._extensions.trusted),
-            )
-        except SessionNotFound as error:
-            raise OpenError("session", str(error)) from None
-        except StoreError as error:
-            raise OpenError("store", str(error)) from None
-        except ModelError as error:
-            raise OpenError("model", error.message, error.suggestion) from None
-
-    def _attach(self, ctx: AppContext) -> None:
-        if self._unsubscribe_agent is not None:
-            self._unsubscribe_agent()
-        self._ctx = ctx
-        self._unsubscribe_agent = ctx.agent.subscribe(self._emit)
-        ctx.tool_ctx.remember = self.propose_memory_patch  # the `remember` tool asks through us
-        if ctx.mcp is not None:
-            ctx.mcp.notify = lambda message: self._emit(ExtensionWarning(message, "mcp"))
-        if self._plan_mode:
-            ctx.agent.set_plan_mode(True)
 
     @property
     def ctx(self) -> AppContext:
@@ -195,20 +134,7 @@ class Workspace:
     async def aclose(self) -> None:
         """Stop the watcher, close the model client and the store (the store stays open while
         a background index thread still writes through it: the process is ending)."""
-        ctx, self._ctx = self._ctx, None
-        if self._extensions is not None:
-            self._extensions.unregister_commands()
-        await self._index.stop_watching()
-        if ctx is None:
-            return
-        if self._unsubscribe_agent is not None:
-            self._unsubscribe_agent()
-            self._unsubscribe_agent = None
-        await ctx.close_shell()
-        if self._index.running:
-            await ctx.client.aclose()
-        else:
-            await ctx.aclose()
+        await opening.close(self)
 
     @property
     def closed(self) -> bool:
@@ -439,62 +365,38 @@ class Workspace:
 
     # --- sessions -------------------------------------------------------------------------
 
-    def _archive(self) -> SessionArchive:
-        return SessionArchive(self.ctx.store, self.root)
-
     def list_sessions(self) -> list[SessionInfo]:
         """The project's sessions, oldest first; the current one is marked."""
-        return self._archive().sessions(current=self.session_id)
+        return session_ops.archive(self).sessions(current=self.session_id)
 
     def new_session(self) -> str:
-        self._idle("/sessions new")
-        session = self.ctx.agent.new_session()
-        self._emit(SessionSwitched(session.id, "new"))
-        return session.id
+        return session_ops.new_session(self)
 
     def load_session(self, session_id: str) -> None:
         """Make ``session_id`` current. Raises :class:`SessionMissing`."""
-        from ipuaro.agent.sessions.keeper import SessionNotFound
-
-        self._idle("/sessions load")
-        try:
-            self.ctx.agent.load_session(session_id)
-        except SessionNotFound as error:
-            raise SessionMissing(str(error)) from None
-        self._emit(SessionSwitched(session_id, "loaded"))
+        session_ops.load_session(self, session_id)
 
     def delete_session(self, session_id: str) -> DeleteOutcome:
         """Delete another session (and its undo history); never the current one."""
-        return self._archive().delete(session_id, current=self.session_id)
+        return session_ops.archive(self).delete(session_id, current=self.session_id)
 
     def export_session(self, session_id: str | None = None) -> list[str]:
         """A session (the current one by default) as JSONL lines."""
         if session_id is None or session_id == self.session_id:
             self.save()
-        return self._archive().export(session_id or self.session_id)
+        return session_ops.archive(self).export(session_id or self.session_id)
 
     def import_session(self, text: str, *, new_id: bool = False) -> ImportReport:
         """Store a JSONL export in this project (``SessionsUnavailable`` on a bad file)."""
-        return self._archive().import_text(text, new_id=new_id)
+        return session_ops.archive(self).import_text(text, new_id=new_id)
 
     # --- undo / redo ----------------------------------------------------------------------
 
     async def undo(self) -> UndoReport:
-        return await self._undo_redo("undo")
+        return await session_ops.undo_redo(self, "undo")
 
     async def redo(self) -> UndoReport:
-        return await self._undo_redo("redo")
-
-    async def _undo_redo(self, direction: Literal["undo", "redo"]) -> UndoReport:
-        """When files changed since the edit, the user is asked before they are overwritten."""
-        manager = self.ctx.undo_manager()
-        move = manager.undo if direction == "undo" else manager.redo
-        outcome = await asyncio.to_thread(move)
-        if not outcome.done and outcome.changed_since:
-            answer = await self._asking.ask(OverwriteChanges.of(direction, outcome.message))
-            if answer.choice == "force":
-                outcome = await asyncio.to_thread(lambda: move(True))
-        return UndoReport(direction, outcome.done, outcome.message)
+        return await session_ops.undo_redo(self, "redo")
 
     # --- the index ------------------------------------------------------------------------
 
@@ -528,55 +430,12 @@ class Workspace:
 
     async def list_models(self) -> list[str]:
         """The model server's models (``WorkspaceError`` when it cannot say)."""
-        from ipuaro.core.errors import WorkspaceError
-        from ipuaro.llm.errors import ModelError
-
-        try:
-            return sorted(await self.ctx.client.list_models())
-        except ModelError as error:
-            raise WorkspaceError(f"cannot list the server's models: {error.message}") from None
+        return await opening.list_models(self)
 
     async def switch_model(self, name: str) -> ModelSwitch:
         """Continue the same session with another model of the server. A model the server
         does not have is refused; a failing switch keeps the old model."""
-        from ipuaro.core.errors import WorkspaceError
-
-        try:
-            available = await self.list_models()
-        except WorkspaceError as listing:
-            return ModelSwitch(False, self.model, error=str(listing))
-        if name not in available and f"{name}:latest" not in available:
-            shown = ", ".join(available[:10]) or "none"
-            return ModelSwitch(
-                False, self.model, error=f"the server has no model {name!r}; it has: {shown}"
-            )
-        self._idle("/model")
-        old = self.ctx
-        watching = self._index.watching
-        await self._index.stop_watching()
-        llm = self.config.llm.model_copy(update={"model": name})
-        config = self.config.model_copy(update={"llm": llm})
-        auto_apply, session_id = old.tool_ctx.auto_apply, old.session.id
-        await old.aclose()
-        self._ctx = None
-        problem: str | None = None
-        try:
-            ctx = await self._build(
-                config, self.options, session_id=session_id, auto_apply=auto_apply
-            )
-        except OpenError as failure:
-            problem = f"cannot switch to {name}: {failure.message}"
-            ctx = await self._build(
-                self.config, self.options, session_id=session_id, auto_apply=auto_apply
-            )
-        else:
-            self.config = config
-        self._attach(ctx)
-        if watching:
-            self.start_watching()
-        window = self.window
-        self._emit(ModelChanged(self.model, window.tokens, window.source))
-        return ModelSwitch(problem is None, self.model, window, problem)
+        return await opening.switch_model(self, name)
 
     # --- extensions -----------------------------------------------------------------------
 

@@ -8,18 +8,8 @@ groups and leaves the shell, with its state, alive. Only when the shell itself i
 builtin loop, ``exec sleep``) or it does not come back is it killed and started again; the
 outcome then says the state was reset.
 
-Wire protocol, one line per call on the shell's stdin::
-
-    { eval $'COMMAND\\n'
-    } </dev/null; __ipuaro_rc=$?; { builtin printf 'TOKEN:rc\\0$PWD\\0physical\\0' ...; } >FIFO
-
-- the command reads ``/dev/null``, never the pipe the shell reads its commands from;
-- its output (stdout and stderr, merged) arrives on the shell's stdout pipe, capped like
-  :func:`~ipuaro.security.runner.run_shell`'s;
-- its end, exit code and the shell's directory arrive on a private FIFO, tagged with a token
-  made for this call (split in two in the line, so even ``set -v`` never shows it whole): output
-  that looks like the protocol is only output. When the tag arrives, the output pipe is read
-  empty — everything the command wrote is in it by then.
+The wire protocol (a line per call, its report on a private FIFO) is in
+:mod:`ipuaro.security.shell_framing`.
 
 After each command the shell is checked: background processes it left are stopped (as
 ``run_shell`` does); if its stdin, stdout or stderr are no longer ipuaro's pipes (``exec
@@ -40,7 +30,6 @@ import os
 import secrets
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -50,9 +39,16 @@ from typing import TYPE_CHECKING
 
 from ipuaro.security.runner import (
     MIN_OUTPUT_LIMIT,
-    NON_INTERACTIVE_ENV,
     CommandOutcome,
     OutputCapture,
+)
+from ipuaro.security.shell_framing import Status, bash_quote, command_line, take_status
+from ipuaro.security.shell_session import (
+    BASH,
+    fds_are_ours,
+    spawn_shell,
+    start_reaper,
+    stop_session_members,
 )
 
 if TYPE_CHECKING:
@@ -60,46 +56,17 @@ if TYPE_CHECKING:
 
 __all__ = ["PersistentShell", "ShellOutcome", "available", "bash_quote"]
 
-BASH = "/bin/bash"
-REAPER = Path(__file__).with_name("shell_reaper.py")
 _READ_CHUNK = 65_536
 _SETTLE_S = 1.0
 """How long the shell may take to report after its running command was killed."""
-_ABORT = "'(( ${#FUNCNAME[@]} )) && exit 130; break 999 2>/dev/null || exit 130'"
-"""The shell's ``USR1`` trap while a command runs. A timeout or an interrupt sends ``USR1``,
-then kills the running job: when the job is gone bash runs the trap before the next command of
-the list, and ``break`` leaves the loop the command runs in — the rest of the list never runs
-(``sleep 100; rm x`` does not go on to ``rm``). Inside a function ``break`` cannot leave it, so
-the shell exits instead (and is replaced)."""
 _FDS_SETTLE_S = 0.2
 """How long the shell may take to put its own input and output back after a call."""
-_DROPPED_ENV = ("BASH_ENV", "ENV", "CDPATH", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS")
-"""Variables that would run code when the shell starts or bend ``cd``."""
 _STOPPED_NOTE = "[ipuaro: stopped background processes the command left running]"
 
 
 def available() -> bool:
     """True where a persistent shell can run: bash and Linux ``/proc``."""
     return Path(BASH).exists() and Path("/proc/self/stat").exists()
-
-
-def bash_quote(text: str) -> str:
-    """``text`` as one bash ``$'...'`` word on one line (newlines and controls escaped)."""
-    out = ["$'"]
-    for char in text:
-        code = ord(char)
-        if char in "\\'":
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        else:
-            out.append(char)
-    out.append("'")
-    return "".join(out)
 
 
 @dataclass
@@ -112,13 +79,6 @@ class ShellOutcome(CommandOutcome):
     """Why the shell's state (directory, variables) was lost during this call, if it was."""
     notes: list[str] = field(default_factory=list)
     """Other things the model should know (the directory was moved back to the root)."""
-
-
-@dataclass
-class _Status:
-    exit_code: int
-    logical: str
-    physical: str
 
 
 class PersistentShell:
@@ -147,7 +107,7 @@ class PersistentShell:
         self._fifo: Path | None = None
         self._folder: Path | None = None
         self._status = bytearray()
-        self._waiter: tuple[bytes, asyncio.Future[_Status]] | None = None
+        self._waiter: tuple[bytes, asyncio.Future[Status]] | None = None
         self._capture: OutputCapture | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._on_output: Callable[[str], None] | None = None
@@ -219,7 +179,7 @@ class PersistentShell:
         self._on_output = on_output
         token = secrets.token_hex(16)
         loop = asyncio.get_running_loop()
-        status: asyncio.Future[_Status] = loop.create_future()
+        status: asyncio.Future[Status] = loop.create_future()
         self._waiter = (token.encode() + b":", status)
         self._parse_status()
         line = self._line(command, token)
@@ -249,7 +209,7 @@ class PersistentShell:
 
     async def _wait(
         self,
-        status: asyncio.Future[_Status],
+        status: asyncio.Future[Status],
         timeout: float | None,
         cancel: asyncio.Event | None,
         started: float,
@@ -316,13 +276,13 @@ class PersistentShell:
         )
 
     async def _stop_running(
-        self, status: asyncio.Future[_Status], exited: asyncio.Future[int]
+        self, status: asyncio.Future[Status], exited: asyncio.Future[int]
     ) -> str | None:
         """Kill what the shell runs; None if the shell then reports back, else why not."""
         process = self._process
         if process is not None:
             with contextlib.suppress(OSError):
-                os.kill(process.pid, signal.SIGUSR1)  # before the kill: see _ABORT
+                os.kill(process.pid, signal.SIGUSR1)  # before the kill: see ABORT_TRAP
         if not await self._stop_children():
             return "the shell itself was busy (a loop of builtins or `exec`), so it was killed"
         either: set[asyncio.Future[object]] = {status, exited}  # type: ignore[arg-type]
@@ -333,7 +293,7 @@ class PersistentShell:
             return "the shell exited when its command was stopped"
         return "the shell did not come back after its command was stopped, so it was killed"
 
-    async def _after_cancel(self, status: asyncio.Future[_Status]) -> None:
+    async def _after_cancel(self, status: asyncio.Future[Status]) -> None:
         """The caller was cancelled (the user's Ctrl+C) mid-command: stop the command and
         keep the shell if it comes back, as after a timeout; otherwise lose it and say so on
         the next call."""
@@ -355,7 +315,7 @@ class PersistentShell:
         self._cwds = [self.root]
         self._lost = f"{reset}, after an interrupt"
 
-    def _follow(self, status: _Status) -> list[str]:
+    def _follow(self, status: Status) -> list[str]:
         """Take the shell's new directory; send it home when it left the project."""
         logical = Path(status.logical) if status.logical.startswith("/") else None
         physical = Path(status.physical) if status.physical.startswith("/") else None
@@ -377,25 +337,9 @@ class PersistentShell:
         return []
 
     def _line(self, command: str, token: str) -> str:
-        half = len(token) // 2
-        home = ""
-        if self._go_home:
-            home = f"builtin cd -- {bash_quote(str(self.root))} 2>/dev/null; "
-            self._go_home = False
-        code = bash_quote(command + "\n")
-        report = (
-            f"{{ builtin printf '%s%s:%s\\0%s\\0%s\\0' {token[:half]} {token[half:]} "
-            '"$__ipuaro_rc" "$PWD" "$(builtin pwd -P 2>/dev/null)"; '
-            f"}} >{bash_quote(str(self._fifo))} 2>/dev/null"
-        )
-        # `jobs` first: it takes the notices of jobs stopped after the last call, which bash
-        # would print into this command's output. The one-turn loop is what a stop breaks out
-        # of (see _ABORT).
-        return (
-            f"{home}{{ builtin jobs; }} >/dev/null 2>&1; builtin trap {_ABORT} USR1; "
-            f"for __ipuaro_once in 1; do eval {code}; done </dev/null; __ipuaro_rc=$?; "
-            f"builtin trap - USR1; {report}\n"
-        )
+        home = self.root if self._go_home else None
+        self._go_home = False
+        return command_line(command, token, self._fifo, home)
 
     def _send(self, line: str) -> None:
         fd = self._stdin
@@ -448,16 +392,9 @@ class PersistentShell:
                 self._status.clear()
             return
         tag, future = self._waiter
-        at = self._status.find(tag)
-        if at < 0:
-            return
-        fields = bytes(self._status[at + len(tag) :]).split(b"\0")
-        if len(fields) < 4:
-            return
-        del self._status[:]
-        code, logical, physical = (f.decode("utf-8", "surrogateescape") for f in fields[:3])
-        if not future.done():
-            future.set_result(_Status(int(code) if code.isdigit() else 1, logical, physical))
+        status = take_status(self._status, tag)
+        if status is not None and not future.done():
+            future.set_result(status)
 
     # --- processes ------------------------------------------------------------------------
 
@@ -471,66 +408,16 @@ class PersistentShell:
         # O_RDWR: the FIFO always has a writer (us), so it never reads as ended.
         self._fifo_fd = os.open(self._fifo, os.O_RDWR | os.O_NONBLOCK)
         loop.add_reader(self._fifo_fd, self._read_status)
-        in_read, in_write = os.pipe()
-        out_read, out_write = os.pipe()
-        environment = {
-            **{k: v for k, v in self.env.items() if k not in _DROPPED_ENV},
-            **NON_INTERACTIVE_ENV,
-        }
-        argv = [BASH, "--noprofile", "--norc", "-s"]
-        if self.sandbox is not None:
-            argv = self.sandbox.wrap(argv)
-            environment = self.sandbox.environment(environment)
-        try:
-            self._process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=str(self.root),
-                stdin=in_read,
-                stdout=out_write,
-                stderr=out_write,
-                start_new_session=True,
-                env=environment,
-            )
-        finally:
-            os.close(in_read)
-            os.close(out_write)
+        self._process, in_write, out_read = await spawn_shell(self.root, self.env, self.sandbox)
         self._stdin, self._stdout = in_write, out_read
         self._pipes = (os.fstat(in_write).st_ino, os.fstat(out_read).st_ino)
         os.set_blocking(out_read, False)
         loop.add_reader(out_read, self._read_output)
-        self._reaper = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-I",
-            "-S",
-            str(REAPER),
-            str(self._process.pid),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        self._reaper = await start_reaper(self._process.pid)
         self._send("set -m\n")
         self._cwds = [self.root]
         self._go_home = False
         self.starts += 1
-
-    @staticmethod
-    def _members(shell: int) -> list[tuple[int, int]]:
-        """(pid, process group) of every live process in the session of ``shell`` (the
-        shell's pid) but the shell."""
-        sid = str(shell)
-        found: list[tuple[int, int]] = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or entry.name == sid:
-                continue
-            try:
-                text = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = text[text.rfind(")") + 2 :].split()
-            if len(fields) > 3 and fields[3] == sid and fields[0] not in ("Z", "X"):
-                found.append((int(entry.name), int(fields[2])))
-        return found
 
     async def _stop_children(self, shell: int | None = None) -> bool:
         """TERM, then KILL, every process of the shell's session but the shell: by process
@@ -539,25 +426,7 @@ class PersistentShell:
             if self._process is None:
                 return False
             shell = self._process.pid
-        members = self._members(shell)
-        if not members:
-            return False
-        for sig, wait in ((signal.SIGTERM, self.kill_grace), (signal.SIGKILL, 1.0)):
-            for pid, group in members:
-                with contextlib.suppress(OSError):
-                    if group != shell:
-                        os.killpg(group, sig)
-                    else:
-                        os.kill(pid, sig)
-                    if sig == signal.SIGTERM:
-                        os.kill(pid, signal.SIGCONT)  # a stopped job must wake to die
-            deadline = time.monotonic() + wait
-            while time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-                members = self._members(shell)
-                if not members:
-                    return True
-        return True
+        return await stop_session_members(shell, self.kill_grace)
 
     async def _check_fds(self) -> str | None:
         """Why the shell cannot go on: its stdin/stdout/stderr are not ours any more. (They
@@ -567,7 +436,7 @@ class PersistentShell:
             process = self._process
             if process is None or process.returncode is not None:
                 return None
-            if self._fds_are_ours(process.pid):
+            if fds_are_ours(process.pid, self._pipes):
                 return None
             if time.monotonic() >= deadline:
                 return (
@@ -575,17 +444,6 @@ class PersistentShell:
                     "(`exec >file`, `exec 1>&-`), so it was replaced"
                 )
             await asyncio.sleep(0.002)
-
-    def _fds_are_ours(self, pid: int) -> bool:
-        wanted = {0: self._pipes[0], 1: self._pipes[1], 2: self._pipes[1]}
-        for fd, inode in wanted.items():
-            try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                return False
-            if link != f"pipe:[{inode}]":
-                return False
-        return True
 
     async def _discard(self) -> None:
         """Kill the shell and everything in its session; forget its pipes."""
