@@ -383,3 +383,16 @@ def test_a_store_with_ungrouped_reference_rows_is_emptied_for_a_full_index(
         tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
     raw.close()
     assert "refs" not in tables and {"ref_groups", "ref_groups_name"} <= tables
+
+
+def test_a_write_after_close_is_not_called_damage(tmp_path: Path) -> None:
+    """Quitting closes the store while a session may still be saved: the error must say so,
+    not send the user to `ipuaro index --rebuild` for a file that is fine."""
+    store = SqliteStore(tmp_path / "db.sqlite", PROJECT)
+    store.close()
+    with pytest.raises(StoreError) as caught:
+        store.save_session(full_session("s1", PROJECT))
+    assert "damaged" not in str(caught.value) and "--rebuild" not in str(caught.value)
+    reopened = SqliteStore(tmp_path / "db.sqlite", PROJECT)
+    reopened.save_session(full_session("s1", PROJECT))  # the file itself is sound
+    reopened.close()

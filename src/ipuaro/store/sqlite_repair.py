@@ -78,8 +78,10 @@ def check_integrity(path: Path, seconds: float = CHECK_SECONDS) -> Integrity:
 
 
 def is_damage(err: sqlite3.Error) -> bool:
-    """Whether an error means the file is damaged (as opposed to locked, full, unwritable)."""
-    return isinstance(err, sqlite3.DatabaseError) and not isinstance(err, sqlite3.OperationalError)
+    """Whether an error means the file is damaged (as opposed to locked, full, unwritable, or
+    a connection already closed — ipuaro quitting while a session is still being saved)."""
+    not_damage = (sqlite3.OperationalError, sqlite3.ProgrammingError, sqlite3.InterfaceError)
+    return isinstance(err, sqlite3.DatabaseError) and not isinstance(err, not_damage)
 
 
 def move_aside_damaged(path: Path) -> Path:
