@@ -50,6 +50,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("inventory.ex", "add", "Shop.Inventory.add", (13, 17)),
         ("Vault.sol", "Vault.deposit", "Vault.deposit", (33, 38)),
         ("list.zig", "add", "Point.add", (23, 26)),
+        ("shapes.dart", "scaled", "Circle.scaled", (32, 34)),  # from `extension on Circle`
     ],
 )
 def test_get_function(
@@ -68,6 +69,8 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
         ("Shapes.swift", 16, "Circle"),
         ("Geometry.hs", 23, None),  # one definition per equation, the first with its signature
         ("Geometry.hs", 25, None),
+        ("shapes.dart", 7, "Shape"),
+        ("shapes.dart", 16, "Circle"),
     }
     text = tool(project, "get_class", path="Library.java", name="Library")["data"]
     assert "find(String author, int limit) lines 19-21" in text

@@ -41,6 +41,7 @@ FIXTURE_LANGUAGES = {
     "solver.f90": "fortran",
     "blink.ino": "arduino",
     "smooth.m": "matlab",
+    "shapes.dart": "dart",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -162,6 +163,14 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
         ("queue.lisp", [("uiop", "uiop")]),
         ("solver.f90", [("iso_fortran_env", "iso_fortran_env"), ("solver", "solver")]),
         ("blink.ino", [("Servo", "Servo.h"), ("pins", "pins.h")]),
+        (
+            "shapes.dart",
+            [
+                ("dart:math", "dart:math"),
+                ("models", "package:shop/models.dart"),
+                ("units", "src/units.dart"),
+            ],
+        ),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:
