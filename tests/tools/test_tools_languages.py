@@ -51,6 +51,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("Vault.sol", "Vault.deposit", "Vault.deposit", (33, 38)),
         ("list.zig", "add", "Point.add", (23, 26)),
         ("shapes.dart", "scaled", "Circle.scaled", (32, 34)),  # from `extension on Circle`
+        ("sales.R", "Person.greet", "Person.greet", (26, 28)),  # setMethod("greet", "Person", …)
     ],
 )
 def test_get_function(

@@ -42,6 +42,7 @@ FIXTURE_LANGUAGES = {
     "blink.ino": "arduino",
     "smooth.m": "matlab",
     "shapes.dart": "dart",
+    "sales.R": "r",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -171,6 +172,7 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
                 ("units", "src/units.dart"),
             ],
         ),
+        ("sales.R", [("dplyr", "dplyr"), ("stats", "stats"), ("helpers", "helpers.R")]),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:

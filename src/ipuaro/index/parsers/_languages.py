@@ -143,6 +143,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "arduino": _tags("arduino", "tree-sitter-arduino", ".ino", queries=("cpp",)),
     "matlab": _tags("matlab", "tree-sitter-matlab", ".m"),
     "dart": _pack("dart", ".dart"),
+    "r": _pack("r", ".r"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
