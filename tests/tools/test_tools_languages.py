@@ -52,6 +52,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("list.zig", "add", "Point.add", (23, 26)),
         ("shapes.dart", "scaled", "Circle.scaled", (32, 34)),  # from `extension on Circle`
         ("sales.R", "Person.greet", "Person.greet", (26, 28)),  # setMethod("greet", "Person", …)
+        ("cart.clj", "Item.price", "Item.price", (12, 13)),  # a protocol method in a defrecord
     ],
 )
 def test_get_function(
@@ -72,6 +73,8 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
         ("Geometry.hs", 25, None),
         ("shapes.dart", 7, "Shape"),
         ("shapes.dart", 16, "Circle"),
+        ("cart.clj", 29, None),  # defmulti, then each defmethod
+        ("cart.clj", 30, None),
     }
     text = tool(project, "get_class", path="Library.java", name="Library")["data"]
     assert "find(String author, int limit) lines 19-21" in text

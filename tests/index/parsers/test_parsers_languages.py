@@ -43,6 +43,7 @@ FIXTURE_LANGUAGES = {
     "smooth.m": "matlab",
     "shapes.dart": "dart",
     "sales.R": "r",
+    "cart.clj": "clojure",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -173,6 +174,10 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
             ],
         ),
         ("sales.R", [("dplyr", "dplyr"), ("stats", "stats"), ("helpers", "helpers.R")]),
+        (
+            "cart.clj",
+            [("string", "clojure.string"), ("tax", "shop.tax"), ("time", "java.time")],
+        ),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:

@@ -144,6 +144,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "matlab": _tags("matlab", "tree-sitter-matlab", ".m"),
     "dart": _pack("dart", ".dart"),
     "r": _pack("r", ".r"),
+    "clojure": _pack("clojure", ".clj", ".cljs", ".cljc"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
