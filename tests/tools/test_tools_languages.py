@@ -53,6 +53,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("shapes.dart", "scaled", "Circle.scaled", (32, 34)),  # from `extension on Circle`
         ("sales.R", "Person.greet", "Person.greet", (26, 28)),  # setMethod("greet", "Person", …)
         ("cart.clj", "Item.price", "Item.price", (12, 13)),  # a protocol method in a defrecord
+        ("Cart.elm", "total", "total", (22, 25)),  # from its type annotation
     ],
 )
 def test_get_function(

@@ -44,6 +44,7 @@ FIXTURE_LANGUAGES = {
     "shapes.dart": "dart",
     "sales.R": "r",
     "cart.clj": "clojure",
+    "Cart.elm": "elm",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -177,6 +178,10 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
         (
             "cart.clj",
             [("string", "clojure.string"), ("tax", "shop.tax"), ("time", "java.time")],
+        ),
+        (
+            "Cart.elm",
+            [("Html", "Html"), ("Events", "Html.Events"), ("Item", "Shop.Item")],
         ),
     ],
 )

@@ -145,6 +145,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "dart": _pack("dart", ".dart"),
     "r": _pack("r", ".r"),
     "clojure": _pack("clojure", ".clj", ".cljs", ".cljc"),
+    "elm": _pack("elm", ".elm"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
