@@ -54,6 +54,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("sales.R", "Person.greet", "Person.greet", (26, 28)),  # setMethod("greet", "Person", …)
         ("cart.clj", "Item.price", "Item.price", (12, 13)),  # a protocol method in a defrecord
         ("Cart.elm", "total", "total", (22, 25)),  # from its type annotation
+        ("cart.d", "Cart.price", "Cart.price", (31, 35)),  # the interface declares one too
     ],
 )
 def test_get_function(

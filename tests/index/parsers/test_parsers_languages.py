@@ -45,6 +45,7 @@ FIXTURE_LANGUAGES = {
     "sales.R": "r",
     "cart.clj": "clojure",
     "Cart.elm": "elm",
+    "cart.d": "d",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -182,6 +183,10 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
         (
             "Cart.elm",
             [("Html", "Html"), ("Events", "Html.Events"), ("Item", "Shop.Item")],
+        ),
+        (
+            "cart.d",
+            [("stdio", "std.stdio"), ("algorithm", "std.algorithm"), ("item", "shop.item")],
         ),
     ],
 )

@@ -146,6 +146,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "r": _pack("r", ".r"),
     "clojure": _pack("clojure", ".clj", ".cljs", ".cljc"),
     "elm": _pack("elm", ".elm"),
+    "d": _pack("d", ".d", ".di"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
