@@ -55,6 +55,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("cart.clj", "Item.price", "Item.price", (12, 13)),  # a protocol method in a defrecord
         ("Cart.elm", "total", "total", (22, 25)),  # from its type annotation
         ("cart.d", "Cart.price", "Cart.price", (31, 35)),  # the interface declares one too
+        ("cart.rkt", "add!", "cart%.add!", (27, 28)),  # define/public in a class
     ],
 )
 def test_get_function(

@@ -46,6 +46,7 @@ FIXTURE_LANGUAGES = {
     "cart.clj": "clojure",
     "Cart.elm": "elm",
     "cart.d": "d",
+    "cart.rkt": "racket",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -187,6 +188,16 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
         (
             "cart.d",
             [("stdio", "std.stdio"), ("algorithm", "std.algorithm"), ("item", "shop.item")],
+        ),
+        (
+            "cart.rkt",
+            [
+                ("class", "racket/class"),
+                ("list", "racket/list"),
+                ("pricing", "pricing.rkt"),
+                ("string", "racket/string"),
+                ("rackunit", "rackunit"),
+            ],
         ),
     ],
 )

@@ -147,6 +147,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "clojure": _pack("clojure", ".clj", ".cljs", ".cljc"),
     "elm": _pack("elm", ".elm"),
     "d": _pack("d", ".d", ".di"),
+    "racket": _pack("racket", ".rkt"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
