@@ -47,6 +47,7 @@ FIXTURE_LANGUAGES = {
     "Cart.elm": "elm",
     "cart.d": "d",
     "cart.rkt": "racket",
+    "cart.el": "elisp",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -199,6 +200,7 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
                 ("rackunit", "rackunit"),
             ],
         ),
+        ("cart.el", [("cl-lib", "cl-lib"), ("subr-x", "subr-x")]),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:
@@ -321,3 +323,25 @@ def test_interfaces_are_interface_symbols() -> None:
     }
     assert {("Repository", "interface"), ("Loan", "interface"), ("Shape", "interface")} <= kinds
     assert ("IStock", "interface") in kinds and ("Order", "class") in kinds
+
+
+def test_the_languages_from_the_language_pack() -> None:
+    """What the pack's rows record beyond spans: containers, receivers, namespaces, calls."""
+    dart = _parse("shapes.dart")
+    circle = next(c for c in dart.ast.classes if c.name == "Circle")
+    assert [(m.name, m.kind) for m in circle.methods][-1] == ("scaled", "method")  # extension
+    assert ("Circle.compareTo", "area") in {(c.caller, c.callee) for c in dart.indexes.calls}
+    r = _parse("sales.R")
+    assert {c.name: [m.name for m in c.methods] for c in r.ast.classes} == {
+        "Account": ["deposit"],  # setRefClass(methods = list(deposit = function…))
+        "Person": ["greet"],  # setMethod("greet", "Person", …)
+    }
+    clojure = _parse("cart.clj")
+    assert ("shop.cart", "namespace") in {(t.name, t.kind) for t in clojure.ast.types}
+    assert ("Priced", "interface") in {(s.name, s.kind) for s in clojure.indexes.symbols}
+    assert ("price", "method", "Instant") in {
+        (s.name, s.kind, s.container) for s in clojure.indexes.symbols
+    }
+    elisp_calls = {(c.caller, c.callee) for c in _parse("cart.el").indexes.calls}
+    assert ("cart-line-total", "cart-line-cost") in elisp_calls
+    assert ("cart-line-total", "line") not in elisp_calls  # a parameter list is not a call

@@ -148,6 +148,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "elm": _pack("elm", ".elm"),
     "d": _pack("d", ".d", ".di"),
     "racket": _pack("racket", ".rkt"),
+    "elisp": _pack("elisp", ".el"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {

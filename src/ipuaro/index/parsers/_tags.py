@@ -106,13 +106,24 @@ def read(
             found = bulk.get(capture)
             if found is not None:
                 found += nodes
-    # A definition's own name is not a call (Elixir `def total(items)`, Julia `f(x) = …`).
-    bulk["call"] = [node for node in bulk["call"] if node.start_byte not in definitions]
+    # A definition's own name is not a call (Elixir `def total(items)`, Julia `f(x) = …`), nor
+    # is a name heading a parameter list (Emacs Lisp `(defun f (line) …)`).
+    bulk["call"] = [
+        node
+        for node in bulk["call"]
+        if node.start_byte not in definitions and not _heads_parameters(node)
+    ]
     for nodes in bulk.values():
         nodes.sort(key=lambda node: node.start_byte)
     _Reader(source, collected).record(list(definitions.values()))
     collected.imports.sort(key=lambda item: item.line)
     return bulk
+
+
+def _heads_parameters(node: Node) -> bool:
+    parent = node.parent
+    holder = parent.parent if parent is not None else None
+    return holder is not None and holder.child_by_field_name("parameters") == parent
 
 
 def _definition(
