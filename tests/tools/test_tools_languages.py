@@ -57,6 +57,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("cart.d", "Cart.price", "Cart.price", (31, 35)),  # the interface declares one too
         ("cart.rkt", "add!", "cart%.add!", (27, 28)),  # define/public in a class
         ("cart.el", "cart-total", "cart-total", (16, 19)),
+        ("cart.gleam", "label", "label", (27, 29)),
     ],
 )
 def test_get_function(

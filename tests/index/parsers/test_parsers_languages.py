@@ -48,6 +48,7 @@ FIXTURE_LANGUAGES = {
     "cart.d": "d",
     "cart.rkt": "racket",
     "cart.el": "elisp",
+    "cart.gleam": "gleam",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -201,6 +202,15 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
             ],
         ),
         ("cart.el", [("cl-lib", "cl-lib"), ("subr-x", "subr-x")]),
+        (
+            "cart.gleam",
+            [
+                ("float", "gleam/float"),
+                ("io", "gleam/io"),
+                ("list", "gleam/list"),
+                ("shop_item", "shop/item"),  # `as shop_item`
+            ],
+        ),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:

@@ -149,6 +149,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "d": _pack("d", ".d", ".di"),
     "racket": _pack("racket", ".rkt"),
     "elisp": _pack("elisp", ".el"),
+    "gleam": _pack("gleam", ".gleam"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
