@@ -58,6 +58,7 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("cart.rkt", "add!", "cart%.add!", (27, 28)),  # define/public in a class
         ("cart.el", "cart-total", "cart-total", (16, 19)),
         ("cart.gleam", "label", "label", (27, 29)),
+        ("cart.pony", "report", "Cart.report", (33, 39)),  # an actor's behaviour
     ],
 )
 def test_get_function(

@@ -49,6 +49,7 @@ FIXTURE_LANGUAGES = {
     "cart.rkt": "racket",
     "cart.el": "elisp",
     "cart.gleam": "gleam",
+    "cart.pony": "pony",
 }
 NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
 
@@ -211,6 +212,7 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
                 ("shop_item", "shop/item"),  # `as shop_item`
             ],
         ),
+        ("cart.pony", [("collections", "collections"), ("fmt", "format")]),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:
@@ -355,3 +357,5 @@ def test_the_languages_from_the_language_pack() -> None:
     elisp_calls = {(c.caller, c.callee) for c in _parse("cart.el").indexes.calls}
     assert ("cart-line-total", "cart-line-cost") in elisp_calls
     assert ("cart-line-total", "line") not in elisp_calls  # a parameter list is not a call
+    pony = {c.name: [(m.name, m.kind) for m in c.methods] for c in _parse("cart.pony").ast.classes}
+    assert pony["Cart"] == [("create", "constructor"), ("add", "method"), ("report", "method")]

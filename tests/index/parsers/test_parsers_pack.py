@@ -38,7 +38,7 @@ def test_the_pack_is_the_release_with_grammars_inside() -> None:
 
 def test_the_packed_languages() -> None:
     assert PACKED, "no language comes from the pack"
-    assert {"dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam"} <= set(PACKED)
+    assert {"dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam", "pony"} <= set(PACKED)
 
 
 @pytest.mark.parametrize("name", PACKED)

@@ -150,6 +150,7 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "racket": _pack("racket", ".rkt"),
     "elisp": _pack("elisp", ".el"),
     "gleam": _pack("gleam", ".gleam"),
+    "pony": _pack("pony", ".pony"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {
