@@ -20,6 +20,7 @@ GRAMMARS = (
     *("lua", "bash", "elixir", "haskell", "julia", "ocaml", "ocaml_interface", "zig", "hcl"),
     *("solidity", "commonlisp", "fortran", "arduino", "matlab"),
     *("dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam", "pony"),
+    *("properties", "udev", "chatito"),
 )
 
 

@@ -88,3 +88,19 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
     assert "shapes.go" in structure and "account.rb" in structure
     refs = tool(project, "find_references", name="Stack")["data"]
     assert refs.startswith("3 references to 'Stack' in 1 file")
+
+
+def test_find_definition_of_data_entries(project: Path) -> None:
+    """A .properties key, a udev LABEL and a Chatito intent are definitions too."""
+    found = {
+        name: [
+            (d["path"], d["line"])
+            for d in tool(project, "find_definition", name=name)["details"]["data"]["definitions"]
+        ]
+        for name in ("db.host", "shop_end", "order_item")
+    }
+    assert found == {
+        "db.host": [("app.properties", 7)],
+        "shop_end": [("70-shop.rules", 17)],
+        "order_item": [("orders.chatito", 5)],
+    }

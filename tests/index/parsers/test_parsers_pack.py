@@ -38,7 +38,10 @@ def test_the_pack_is_the_release_with_grammars_inside() -> None:
 
 def test_the_packed_languages() -> None:
     assert PACKED, "no language comes from the pack"
-    assert {"dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam", "pony"} <= set(PACKED)
+    assert set(PACKED) == {
+        *("dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam", "pony"),
+        *("properties", "udev", "chatito"),
+    }
 
 
 @pytest.mark.parametrize("name", PACKED)

@@ -151,6 +151,10 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "elisp": _pack("elisp", ".el"),
     "gleam": _pack("gleam", ".gleam"),
     "pony": _pack("pony", ".pony"),
+    # Data-like: their named entries are `const` definitions and the file's keys.
+    "properties": _pack("properties", ".properties"),
+    "udev": _pack("udev", ".rules"),
+    "chatito": _pack("chatito", ".chatito"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {

@@ -10,6 +10,9 @@ The query names what it finds with these captures (one match per definition or i
     @definition.interface like a class, recorded with the symbol kind ``interface``
     @definition.module    a namespace-like block (Rust ``mod``, C++/C# ``namespace``): recorded
                           as a namespace; functions inside stay functions
+    @definition.constant  a named entry of a data-like language (a ``.properties`` key, a udev
+                          ``LABEL``, a Chatito intent): a ``const`` symbol and one of the
+                          file's keys, the way JSON and YAML files list theirs
     @definition.container a block that adds methods to a type named in @name and declares
                           none itself (Rust ``impl``, Swift/Kotlin ``extension``)
     @name                 the definition's name (for a container, its type)
@@ -61,7 +64,7 @@ _RETURN_FIELDS: Final = ("return_type", "result", "type")
 _TYPE_NAME: Final = re.compile(r"[A-Za-z_$][\w$]*")
 _QUOTES: Final = "\"'`<>"
 _SOURCE_SUFFIX: Final = re.compile(
-    r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala|sol|jl|zig|lisp|tf|dart|rkt|el|R|r)$"
+    r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala|sol|jl|zig|lisp|tf|dart|rkt|el|R|r|chatito)$"
 )
 
 
@@ -219,8 +222,16 @@ class _Reader:
                 self._class(item, definitions)
             elif item.kind == "module":
                 self._module(item)
+            elif item.kind == "constant":
+                start, end = self._span(item.node, item.end)
+                self.collected.symbol(item.name, "const", start, end)
+                self.collected.keys.append(item.name)
         for item in definitions:
-            if item.kind not in _CLASS_KINDS and item.kind not in ("module", "container"):
+            if item.kind not in _CLASS_KINDS and item.kind not in (
+                "module",
+                "container",
+                "constant",
+            ):
                 self._function(item, definitions)
 
     def _span(self, node: Node, last: Node | None = None) -> tuple[int, int]:
