@@ -19,6 +19,8 @@ GRAMMARS = (
     *("go", "rust", "java", "c", "cpp", "c_sharp", "ruby", "php", "kotlin", "swift", "scala"),
     *("lua", "bash", "elixir", "haskell", "julia", "ocaml", "ocaml_interface", "zig", "hcl"),
     *("solidity", "commonlisp", "fortran", "arduino", "matlab"),
+    *("dart", "r", "clojure", "elm", "d", "racket", "elisp", "gleam", "pony"),
+    *("properties", "udev", "chatito"),
 )
 
 

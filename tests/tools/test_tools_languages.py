@@ -50,6 +50,15 @@ def tool(project: Path, tool_name: str, **args: object) -> dict[str, Any]:
         ("inventory.ex", "add", "Shop.Inventory.add", (13, 17)),
         ("Vault.sol", "Vault.deposit", "Vault.deposit", (33, 38)),
         ("list.zig", "add", "Point.add", (23, 26)),
+        ("shapes.dart", "scaled", "Circle.scaled", (32, 34)),  # from `extension on Circle`
+        ("sales.R", "Person.greet", "Person.greet", (26, 28)),  # setMethod("greet", "Person", …)
+        ("cart.clj", "Item.price", "Item.price", (12, 13)),  # a protocol method in a defrecord
+        ("Cart.elm", "total", "total", (22, 25)),  # from its type annotation
+        ("cart.d", "Cart.price", "Cart.price", (31, 35)),  # the interface declares one too
+        ("cart.rkt", "add!", "cart%.add!", (27, 28)),  # define/public in a class
+        ("cart.el", "cart-total", "cart-total", (16, 19)),
+        ("cart.gleam", "label", "label", (27, 29)),
+        ("cart.pony", "report", "Cart.report", (33, 39)),  # an actor's behaviour
     ],
 )
 def test_get_function(
@@ -68,6 +77,10 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
         ("Shapes.swift", 16, "Circle"),
         ("Geometry.hs", 23, None),  # one definition per equation, the first with its signature
         ("Geometry.hs", 25, None),
+        ("shapes.dart", 7, "Shape"),
+        ("shapes.dart", 16, "Circle"),
+        ("cart.clj", 29, None),  # defmulti, then each defmethod
+        ("cart.clj", 30, None),
     }
     text = tool(project, "get_class", path="Library.java", name="Library")["data"]
     assert "find(String author, int limit) lines 19-21" in text
@@ -75,3 +88,19 @@ def test_find_definition_get_class_and_structure(project: Path) -> None:
     assert "shapes.go" in structure and "account.rb" in structure
     refs = tool(project, "find_references", name="Stack")["data"]
     assert refs.startswith("3 references to 'Stack' in 1 file")
+
+
+def test_find_definition_of_data_entries(project: Path) -> None:
+    """A .properties key, a udev LABEL and a Chatito intent are definitions too."""
+    found = {
+        name: [
+            (d["path"], d["line"])
+            for d in tool(project, "find_definition", name=name)["details"]["data"]["definitions"]
+        ]
+        for name in ("db.host", "shop_end", "order_item")
+    }
+    assert found == {
+        "db.host": [("app.properties", 7)],
+        "shop_end": [("70-shop.rules", 17)],
+        "order_item": [("orders.chatito", 5)],
+    }

@@ -129,7 +129,8 @@ class FileAST(DomainModel):
     types: list[TypeInfo] = Field(default_factory=list)
     todos: list[TodoInfo] = Field(default_factory=list)
     keys: list[str] = Field(default_factory=list)
-    """JSON/YAML: top-level keys (the file's structure)."""
+    """JSON/YAML: top-level keys (the file's structure); .properties keys, udev labels and
+    ENV keys, Chatito intents/slots/aliases."""
     language: str | None = None
     parse_error: bool = False
 

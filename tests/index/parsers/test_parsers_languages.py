@@ -41,8 +41,23 @@ FIXTURE_LANGUAGES = {
     "solver.f90": "fortran",
     "blink.ino": "arduino",
     "smooth.m": "matlab",
+    "shapes.dart": "dart",
+    "sales.R": "r",
+    "cart.clj": "clojure",
+    "Cart.elm": "elm",
+    "cart.d": "d",
+    "cart.rkt": "racket",
+    "cart.el": "elisp",
+    "cart.gleam": "gleam",
+    "cart.pony": "pony",
+    "app.properties": "properties",
+    "70-shop.rules": "udev",
+    "orders.chatito": "chatito",
 }
-NO_CALLS = {"ledger.mli"}  # an interface declares, it never calls
+# Data-like languages: their entries are `const` symbols and keys, checked by exact spans in
+# test_data_languages_record_their_entries (a trailing marker would change a value).
+DATA = {"app.properties", "70-shop.rules", "orders.chatito"}
+NO_CALLS = {"ledger.mli"} | DATA  # an interface declares, it never calls; nor does data
 
 
 def _parse(name: str):  # type: ignore[no-untyped-def]
@@ -55,7 +70,7 @@ def test_every_tags_language_has_a_fixture() -> None:
     assert {path.name for path in LANGS.iterdir()} == set(FIXTURE_LANGUAGES)
 
 
-@pytest.mark.parametrize("name", sorted(FIXTURE_LANGUAGES))
+@pytest.mark.parametrize("name", sorted(set(FIXTURE_LANGUAGES) - DATA))
 def test_every_definition_has_its_exact_span(name: str) -> None:
     parsed = _parse(name)
     assert parsed.ast.language == FIXTURE_LANGUAGES[name]
@@ -69,7 +84,7 @@ def test_every_definition_has_its_exact_span(name: str) -> None:
 def test_todos_references_and_calls(name: str) -> None:
     parsed = _parse(name)
     assert [todo.tag for todo in parsed.ast.todos] == ["TODO"]
-    assert len(parsed.indexes.reference_table) >= 10
+    assert len(parsed.indexes.reference_table) >= (4 if name in DATA else 10)
     assert bool(parsed.indexes.calls) != (name in NO_CALLS), "every fixture calls something"
     # every recorded function or method is a symbol, with its container for methods
     symbols = {(s.name, s.container) for s in parsed.indexes.symbols}
@@ -162,6 +177,50 @@ def test_overloads_and_same_named_types_stay_apart() -> None:
         ("queue.lisp", [("uiop", "uiop")]),
         ("solver.f90", [("iso_fortran_env", "iso_fortran_env"), ("solver", "solver")]),
         ("blink.ino", [("Servo", "Servo.h"), ("pins", "pins.h")]),
+        (
+            "shapes.dart",
+            [
+                ("dart:math", "dart:math"),
+                ("models", "package:shop/models.dart"),
+                ("units", "src/units.dart"),
+            ],
+        ),
+        ("sales.R", [("dplyr", "dplyr"), ("stats", "stats"), ("helpers", "helpers.R")]),
+        (
+            "cart.clj",
+            [("string", "clojure.string"), ("tax", "shop.tax"), ("time", "java.time")],
+        ),
+        (
+            "Cart.elm",
+            [("Html", "Html"), ("Events", "Html.Events"), ("Item", "Shop.Item")],
+        ),
+        (
+            "cart.d",
+            [("stdio", "std.stdio"), ("algorithm", "std.algorithm"), ("item", "shop.item")],
+        ),
+        (
+            "cart.rkt",
+            [
+                ("class", "racket/class"),
+                ("list", "racket/list"),
+                ("pricing", "pricing.rkt"),
+                ("string", "racket/string"),
+                ("rackunit", "rackunit"),
+            ],
+        ),
+        ("cart.el", [("cl-lib", "cl-lib"), ("subr-x", "subr-x")]),
+        (
+            "cart.gleam",
+            [
+                ("float", "gleam/float"),
+                ("io", "gleam/io"),
+                ("list", "gleam/list"),
+                ("shop_item", "shop/item"),  # `as shop_item`
+            ],
+        ),
+        ("cart.pony", [("collections", "collections"), ("fmt", "format")]),
+        ("70-shop.rules", [("env", "/etc/shop/till.env")]),
+        ("orders.chatito", [("greetings", "./common/greetings.chatito")]),
     ],
 )
 def test_imports(name: str, expected: list[tuple[str, str]]) -> None:
@@ -284,3 +343,85 @@ def test_interfaces_are_interface_symbols() -> None:
     }
     assert {("Repository", "interface"), ("Loan", "interface"), ("Shape", "interface")} <= kinds
     assert ("IStock", "interface") in kinds and ("Order", "class") in kinds
+
+
+def test_the_languages_from_the_language_pack() -> None:
+    """What the pack's rows record beyond spans: containers, receivers, namespaces, calls."""
+    dart = _parse("shapes.dart")
+    circle = next(c for c in dart.ast.classes if c.name == "Circle")
+    assert [(m.name, m.kind) for m in circle.methods][-1] == ("scaled", "method")  # extension
+    assert ("Circle.compareTo", "area") in {(c.caller, c.callee) for c in dart.indexes.calls}
+    r = _parse("sales.R")
+    assert {c.name: [m.name for m in c.methods] for c in r.ast.classes} == {
+        "Account": ["deposit"],  # setRefClass(methods = list(deposit = function…))
+        "Person": ["greet"],  # setMethod("greet", "Person", …)
+    }
+    clojure = _parse("cart.clj")
+    assert ("shop.cart", "namespace") in {(t.name, t.kind) for t in clojure.ast.types}
+    assert ("Priced", "interface") in {(s.name, s.kind) for s in clojure.indexes.symbols}
+    assert ("price", "method", "Instant") in {
+        (s.name, s.kind, s.container) for s in clojure.indexes.symbols
+    }
+    elisp_calls = {(c.caller, c.callee) for c in _parse("cart.el").indexes.calls}
+    assert ("cart-line-total", "cart-line-cost") in elisp_calls
+    assert ("cart-line-total", "line") not in elisp_calls  # a parameter list is not a call
+    pony = {c.name: [(m.name, m.kind) for m in c.methods] for c in _parse("cart.pony").ast.classes}
+    assert pony["Cart"] == [("create", "constructor"), ("add", "method"), ("report", "method")]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "app.properties",
+            [
+                ("app.name", 3, 3),
+                ("app.title", 4, 5),  # a continuation line
+                ("db.url", 6, 6),
+                ("db.host", 7, 7),
+                ("db.port", 8, 8),
+                ("feature.beta", 10, 10),  # a key with no value
+                ("greeting", 11, 11),
+                ("mail.from", 12, 12),
+            ],
+        ),
+        (
+            "70-shop.rules",
+            [
+                ("SHOP_SCANNER", 6, 6),  # ENV{…}= sets it; ENV{…}== only matches
+                ("SHOP_ROLE", 9, 9),  # :=
+                ("shop_till", 13, 13),  # LABEL
+                ("SHOP_TILL_ID", 15, 15),
+                ("shop_end", 17, 17),
+            ],
+        ),
+        (
+            "orders.chatito",
+            [
+                ("order_item", 5, 7),
+                ("cancel_order", 9, 11),
+                ("item", 13, 15),
+                ("quantity", 17, 19),
+                ("want", 21, 23),
+            ],
+        ),
+    ],
+)
+def test_data_languages_record_their_entries(
+    name: str, expected: list[tuple[str, int, int]]
+) -> None:
+    parsed = _parse(name)
+    assert not parsed.ast.parse_error
+    symbols = [(s.name, s.kind, s.line, s.line_end) for s in parsed.indexes.symbols]
+    assert symbols == [(entry, "const", start, end) for entry, start, end in expected]
+    assert parsed.ast.keys == [entry for entry, _, _ in expected]
+    assert not parsed.ast.functions and not parsed.ast.classes
+
+
+def test_data_language_references() -> None:
+    rules = _parse("70-shop.rules").indexes.reference_table
+    assert {"shop_end", "shop_till", "SHOP_SCANNER", "ID_SERIAL"} <= set(rules)  # GOTO, ENV{}
+    chatito = _parse("orders.chatito").indexes.reference_table
+    assert {"item", "quantity", "want"} <= set(chatito)  # @[slot], ~[alias] uses
+    properties = _parse("app.properties").indexes.reference_table
+    assert {"db.host", "user.name"} <= set(properties)  # ${…} substitutions

@@ -46,6 +46,18 @@ def _tags(
     return LanguageSpec(module, function, package, queries or (name,), extensions)
 
 
+PACK: Final = "tree-sitter-language-pack"
+"""Grammars with no well-kept wheel of their own come from this pack, pinned to 0.13.0 in
+pyproject: its last version with every grammar inside the wheel (1.x downloads them at run
+time, which must never happen). Each row imports one grammar's binding module from it."""
+
+
+def _pack(name: str, *extensions: str) -> LanguageSpec:
+    return LanguageSpec(
+        f"tree_sitter_language_pack.bindings.{name}", "language", PACK, (name,), extensions
+    )
+
+
 # Language name -> its row. JSX is parsed by the JavaScript grammar, which reads JSX; the plain
 # TypeScript grammar has no JSX nodes. The tags languages are the ones aider maps with wheels
 # from the tree-sitter organisation on PyPI (never a grammar downloaded at run time).
@@ -130,6 +142,19 @@ LANGUAGES: Final[dict[str, LanguageSpec]] = {
     "fortran": _tags("fortran", "tree-sitter-fortran", ".f90", ".f95", ".f03", ".f08"),
     "arduino": _tags("arduino", "tree-sitter-arduino", ".ino", queries=("cpp",)),
     "matlab": _tags("matlab", "tree-sitter-matlab", ".m"),
+    "dart": _pack("dart", ".dart"),
+    "r": _pack("r", ".r"),
+    "clojure": _pack("clojure", ".clj", ".cljs", ".cljc"),
+    "elm": _pack("elm", ".elm"),
+    "d": _pack("d", ".d", ".di"),
+    "racket": _pack("racket", ".rkt"),
+    "elisp": _pack("elisp", ".el"),
+    "gleam": _pack("gleam", ".gleam"),
+    "pony": _pack("pony", ".pony"),
+    # Data-like: their named entries are `const` definitions and the file's keys.
+    "properties": _pack("properties", ".properties"),
+    "udev": _pack("udev", ".rules"),
+    "chatito": _pack("chatito", ".chatito"),
 }
 
 _EXTENSIONS: Final[dict[str, str]] = {

@@ -10,9 +10,14 @@ The query names what it finds with these captures (one match per definition or i
     @definition.interface like a class, recorded with the symbol kind ``interface``
     @definition.module    a namespace-like block (Rust ``mod``, C++/C# ``namespace``): recorded
                           as a namespace; functions inside stay functions
+    @definition.constant  a named entry of a data-like language (a ``.properties`` key, a udev
+                          ``LABEL``, a Chatito intent): a ``const`` symbol and one of the
+                          file's keys, the way JSON and YAML files list theirs
     @definition.container a block that adds methods to a type named in @name and declares
                           none itself (Rust ``impl``, Swift/Kotlin ``extension``)
     @name                 the definition's name (for a container, its type)
+    @body                 a body the grammar keeps as the definition's next sibling (Dart's
+                          ``function_body`` after its signature): the span runs to its end
     @receiver             the type a function outside its type belongs to
     @import / @import.internal   an imported module or path (the query tells internal ones);
                           @import.name the local binding when the language has one
@@ -59,7 +64,7 @@ _RETURN_FIELDS: Final = ("return_type", "result", "type")
 _TYPE_NAME: Final = re.compile(r"[A-Za-z_$][\w$]*")
 _QUOTES: Final = "\"'`<>"
 _SOURCE_SUFFIX: Final = re.compile(
-    r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala|sol|jl|zig|lisp|tf)$"
+    r"\.(?:h|hh|hpp|hxx|h\+\+|inc|rb|php|sh|bash|lua|scala|sol|jl|zig|lisp|tf|dart|rkt|el|R|r|chatito)$"
 )
 
 
@@ -70,6 +75,8 @@ class _Definition:
     name: str
     name_start: int
     receiver: str | None
+    end: Node
+    """The node the definition ends with: its own node, or its @body sibling."""
     parent: int = -1
 
 
@@ -102,13 +109,24 @@ def read(
             found = bulk.get(capture)
             if found is not None:
                 found += nodes
-    # A definition's own name is not a call (Elixir `def total(items)`, Julia `f(x) = …`).
-    bulk["call"] = [node for node in bulk["call"] if node.start_byte not in definitions]
+    # A definition's own name is not a call (Elixir `def total(items)`, Julia `f(x) = …`), nor
+    # is a name heading a parameter list (Emacs Lisp `(defun f (line) …)`).
+    bulk["call"] = [
+        node
+        for node in bulk["call"]
+        if node.start_byte not in definitions and not _heads_parameters(node)
+    ]
     for nodes in bulk.values():
         nodes.sort(key=lambda node: node.start_byte)
     _Reader(source, collected).record(list(definitions.values()))
     collected.imports.sort(key=lambda item: item.line)
     return bulk
+
+
+def _heads_parameters(node: Node) -> bool:
+    parent = node.parent
+    holder = parent.parent if parent is not None else None
+    return holder is not None and holder.child_by_field_name("parameters") == parent
 
 
 def _definition(
@@ -133,16 +151,18 @@ def _definition(
         name = name.strip()
     if not name:
         return
+    bodies = captured.get("body")
+    end = bodies[0] if bodies else node
     known = definitions.get(name_node.start_byte)
     if known is not None:
         size, known_size = (
-            node.end_byte - node.start_byte,
-            known.node.end_byte - known.node.start_byte,
+            end.end_byte - node.start_byte,
+            known.end.end_byte - known.node.start_byte,
         )
         if known_size > size or (known_size == size and kind != "interface"):
             return  # the outermost definition wins (template<…> class X), then the narrower kind
     definitions[name_node.start_byte] = _Definition(
-        kind, node, name, name_node.start_byte, receiver
+        kind, node, name, name_node.start_byte, receiver, end
     )
 
 
@@ -190,10 +210,10 @@ class _Reader:
         """Each class by its definition's start byte: where its own body's methods go."""
 
     def record(self, definitions: list[_Definition]) -> None:
-        definitions.sort(key=lambda item: (item.node.start_byte, -item.node.end_byte))
+        definitions.sort(key=lambda item: (item.node.start_byte, -item.end.end_byte))
         stack: list[int] = []
         for index, item in enumerate(definitions):
-            while stack and definitions[stack[-1]].node.end_byte <= item.node.start_byte:
+            while stack and definitions[stack[-1]].end.end_byte <= item.node.start_byte:
                 stack.pop()
             item.parent = stack[-1] if stack else -1
             stack.append(index)
@@ -202,11 +222,19 @@ class _Reader:
                 self._class(item, definitions)
             elif item.kind == "module":
                 self._module(item)
+            elif item.kind == "constant":
+                start, end = self._span(item.node, item.end)
+                self.collected.symbol(item.name, "const", start, end)
+                self.collected.keys.append(item.name)
         for item in definitions:
-            if item.kind not in _CLASS_KINDS and item.kind not in ("module", "container"):
+            if item.kind not in _CLASS_KINDS and item.kind not in (
+                "module",
+                "container",
+                "constant",
+            ):
                 self._function(item, definitions)
 
-    def _span(self, node: Node) -> tuple[int, int]:
+    def _span(self, node: Node, last: Node | None = None) -> tuple[int, int]:
         first = node
         widen = _ATTRIBUTES if node.type in _SIGNATURES else _ATTRIBUTES | _SIGNATURES
         previous = node.prev_named_sibling
@@ -216,7 +244,7 @@ class _Reader:
                 if previous.type in _SIGNATURES:
                     break  # one signature: the one before is another definition's
             previous = previous.prev_named_sibling
-        return first.start_point[0] + 1, end_line(node)
+        return first.start_point[0] + 1, end_line(last or node)
 
     def _owner(self, item: _Definition, definitions: list[_Definition]) -> _Definition | None:
         parent = item.parent
@@ -225,7 +253,7 @@ class _Reader:
         return definitions[parent] if parent >= 0 else None
 
     def _class(self, item: _Definition, definitions: list[_Definition]) -> None:
-        start, end = self._span(item.node)
+        start, end = self._span(item.node, item.end)
         owner = self._owner(item, definitions)
         if owner is not None and owner.kind not in _OWNER_KINDS:
             return  # a type declared inside a function body
@@ -249,7 +277,7 @@ class _Reader:
         if owner_definition is not None and owner_definition.kind not in _OWNER_KINDS:
             return  # nested in a function body
         owner = item.receiver or (owner_definition.name if owner_definition else None)
-        start, end = self._span(item.node)
+        start, end = self._span(item.node, item.end)
         node = item.node
         params = self._params(node)
         returns = None
@@ -269,7 +297,7 @@ class _Reader:
                 )
             )
             self.collected.symbol(item.name, "function", start, end)
-            self.collected.scopes.append(Scope(node.start_byte, node.end_byte, item.name))
+            self.collected.scopes.append(Scope(node.start_byte, item.end.end_byte, item.name))
             return
         qualified = f"{owner}.{item.name}"
         if item.receiver is None and owner_definition is not None:
@@ -301,7 +329,7 @@ class _Reader:
                 )
             )
         self.collected.symbol(item.name, "method", start, end, owner)
-        self.collected.scopes.append(Scope(node.start_byte, node.end_byte, qualified))
+        self.collected.scopes.append(Scope(node.start_byte, item.end.end_byte, qualified))
 
     def _params(self, node: Node) -> list[str]:
         parameters = node.child_by_field_name("parameters")

@@ -26,10 +26,13 @@ class FindDefinition(BaseTool):
         if not symbol:
             raise ToolError("symbol is empty; give a name such as UserService.")
         container, _, name = symbol.rpartition(".")
-        defs = ctx.store.find_definitions(name)
-        if container:
-            inside = [d for d in defs if d.container == container.rsplit(".", 1)[-1]]
-            defs = inside or defs
+        # A dotted name may be one name (a .properties key `db.host`, an S3 `print.report`).
+        defs = ctx.store.find_definitions(symbol) if container else []
+        if not defs:
+            defs = ctx.store.find_definitions(name)
+            if container:
+                inside = [d for d in defs if d.container == container.rsplit(".", 1)[-1]]
+                defs = inside or defs
         defs.sort(key=lambda d: (d.path, d.line))
         if not defs:
             close = close_symbols(ctx.store, name)
