@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from ipuaro.core.events import ExtensionWarning, ToolCallEnd
 from ipuaro.core.workspace import WorkspaceOptions
 from tests.agent.conftest import call
 from tests.core.conftest import RecordingDecider, open_workspace
-from tests.extensions.mcp.conftest import demo_stdio, pid_alive
+from tests.extensions.mcp.conftest import DEMO, demo_stdio, pid_alive
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
 
@@ -130,9 +132,11 @@ async def test_an_untrusted_projects_server_is_not_started_but_the_users_is(
 
 
 async def test_a_trusted_projects_server_starts(project: Path, server: ModelStubServer) -> None:
-    (project / ".ipuaro.json").write_text(
-        json.dumps({"mcp": {"servers": {"theirs": demo_stdio()}}})
-    )
+    # A project's server runs in the sandbox, so it lives in the project (a checkout under /tmp,
+    # as CI's is, is not readable from inside the sandbox).
+    shutil.copy(DEMO, project / "demo_server.py")
+    theirs = {"command": sys.executable, "args": ["demo_server.py"]}
+    (project / ".ipuaro.json").write_text(json.dumps({"mcp": {"servers": {"theirs": theirs}}}))
     steps = [ScriptedReply(text="hello")]
     options = WorkspaceOptions(new_session=True, project_trusted=True)
     async with open_workspace(project, server, steps, index=False, options=options) as opened:
