@@ -23,6 +23,15 @@ from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "agent_app"
 GOLDEN_DIR = Path(__file__).resolve().parent
 CHAT_PATHS = ("/api/chat", "/v1/chat/completions")
+
+
+def recorded_requests(server: ModelStubServer, norm: Normaliser) -> list[dict[str, Any]]:
+    """The chat requests the stub server received, normalised, repeats collapsed."""
+    return collapse_repeats(
+        [normalise_request(r.path, r.body, norm) for r in server.requests if r.path in CHAT_PATHS]
+    )
+
+
 MODEL = "qwen2.5-coder:7b-instruct"
 INPUT_KEYS = ("name", "description", "provider", "capabilities", "request", "autoApply", "replies")
 
@@ -80,13 +89,7 @@ async def play(scenario: dict[str, Any], workdir: Path) -> dict[str, Any]:
             norm = Normaliser(app.store.project_name)
         finally:
             await app.aclose()
-        requests = collapse_repeats(
-            [
-                normalise_request(r.path, r.body, norm)
-                for r in server.requests
-                if r.path in CHAT_PATHS
-            ]
-        )
+        requests = recorded_requests(server, norm)
     return {"requests": requests, "events": normalise_events(events, norm)}
 
 

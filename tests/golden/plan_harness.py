@@ -13,8 +13,8 @@ from ipuaro.core.decisions import Question
 from ipuaro.core.events import Event
 from ipuaro.core.workspace import Workspace, WorkspaceOptions
 from ipuaro.headless import to_jsonable
-from ipuaro.trace.replay import GOLDEN_VERSION, Normaliser, collapse_repeats, normalise_request
-from tests.golden.harness import CHAT_PATHS, FIXTURE, MODEL
+from ipuaro.trace.replay import GOLDEN_VERSION, Normaliser
+from tests.golden.harness import FIXTURE, MODEL, recorded_requests
 from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel
 
 PLAN_GOLDEN_DIR = Path(__file__).resolve().parent / "plan"
@@ -79,13 +79,7 @@ async def play_plan(scenario: dict[str, Any], workdir: Path) -> dict[str, Any]:
             norm = Normaliser(workspace.ctx.store.project_name)
         finally:
             await workspace.aclose()
-        requests = collapse_repeats(
-            [
-                normalise_request(r.path, r.body, norm)
-                for r in server.requests
-                if r.path in CHAT_PATHS
-            ]
-        )
+        requests = recorded_requests(server, norm)
     return {"requests": requests, "events": normalise_plan_events(events, norm)}
 
 
