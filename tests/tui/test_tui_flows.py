@@ -192,7 +192,8 @@ async def test_watcher_reindexes_changed_files(
     app = make_app(overrides={"watchdog.enabled": True, "watchdog.debounceMs": 50})
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.pause(0.5)  # the watch is set up in its worker
+        assert app.workspace is not None
+        await until(pilot, app.workspace.watch_ready.is_set)
         (project / "src" / "auth" / "watched.ts").write_text("export const w = 1;\n", "utf-8")
         await until(pilot, lambda: "src/auth/watched.ts" in app.known_paths(), timeout=15)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -58,6 +59,8 @@ class IndexKeeper:
         self._watch_task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[IndexReport | None] | None = None
         """Kept so the running refresh is not garbage-collected."""
+        self.watch_ready = threading.Event()
+        """Set while the file watch is in place (a change made after this is seen)."""
 
     def _emitter(self) -> Callable[[Event], None]:
         """Emit from any thread: delivered on the loop that is running now."""
@@ -136,11 +139,13 @@ class IndexKeeper:
         def failed(error: Exception) -> None:  # called from the indexing thread
             send(WatcherFailed(f"index update failed: {error}", fatal=False))
 
-        watcher = IndexWatcher(self.workspace.ctx.indexer, on_error=failed)
+        watcher = IndexWatcher(self.workspace.ctx.indexer, on_error=failed, ready=self.watch_ready)
         try:
             await watcher.run(stop)
         except Exception as error:  # e.g. the inotify limit: the session goes on unwatched
             self.workspace._emit(WatcherFailed(f"file watcher stopped: {error}", fatal=True))
+        finally:
+            self.watch_ready.clear()
 
     async def stop_watching(self) -> None:
         if self._watch_stop is not None:

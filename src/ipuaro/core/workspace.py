@@ -49,6 +49,8 @@ from ipuaro.core.reports import (
 )
 
 if TYPE_CHECKING:
+    import threading
+
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
     from ipuaro.core.mcp_status import McpServerInfo
@@ -425,6 +427,11 @@ class Workspace:
 
     async def stop_watching(self) -> None:
         await self._index.stop_watching()
+
+    @property
+    def watch_ready(self) -> threading.Event:
+        """Set while the file watcher's watch is in place: a change made after it is seen."""
+        return self._index.watch_ready
 
     # --- the model ------------------------------------------------------------------------
 

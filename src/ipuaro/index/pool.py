@@ -17,13 +17,15 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import forkserver, resource_tracker
 from multiprocessing.context import BaseContext
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ipuaro.index.worker import (
     WRITE_BATCH_FILES,
@@ -51,9 +53,59 @@ def process_context() -> BaseContext:
     return multiprocessing.get_context(method)
 
 
+_helpers_lock = threading.Lock()
+
+
+def _has_fd(stream: IO[str] | None) -> bool:
+    try:
+        return stream is not None and stream.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return False
+
+
+@contextlib.contextmanager
+def _stderr_with_fd() -> Iterator[None]:
+    """``sys.stderr`` is a stream with a real file descriptor while the block runs.
+
+    multiprocessing starts its resource tracker with ``sys.stderr.fileno()`` among the fds the
+    child keeps; inside Textual ``sys.stderr`` is a capture whose ``fileno()`` is -1, and the
+    start fails with "bad value(s) in fds_to_keep". The stand-in is the process's own stderr
+    (fd 2, which every child inherits anyway), or /dev/null when there is none."""
+    if _has_fd(sys.stderr):
+        yield
+        return
+    saved = sys.stderr
+    opened: IO[str] | None = None
+    if _has_fd(sys.__stderr__):
+        sys.stderr = sys.__stderr__
+    else:
+        opened = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - closed below
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+        if opened is not None:
+            opened.close()
+
+
+def start_helpers(context: BaseContext) -> None:
+    """Start (or restart, if one died) the helper processes a non-``fork`` pool relies on —
+    multiprocessing's resource tracker, and the forkserver — with a stderr that has a file
+    descriptor. Once they run, the pool's own start-up finds them alive and does not look at
+    ``sys.stderr`` again, so a pool started from a TUI thread works."""
+    method = context.get_start_method()
+    if method == "fork":
+        return  # no helper process: the children are forked from this one
+    with _helpers_lock, _stderr_with_fd():
+        resource_tracker.ensure_running()
+        if method == "forkserver":
+            forkserver.ensure_running()
+
+
 class ShardedPool:
     def __init__(self, shards: int, root: Path, files: list[str], opener: StoreOpener) -> None:
         context = process_context()
+        start_helpers(context)
         self._executors = [
             ProcessPoolExecutor(
                 max_workers=1,

@@ -11,6 +11,10 @@ batch goes to
 dependents' metas. Ignored paths (the scanner's rules; a ``.gitignore`` edit applies at once)
 never reach the indexer.
 
+A batch that fails (the store is locked, the parse pool cannot start) is not dropped: its
+changes stay with the watcher and go with the next batch, and the error reaches ``on_error``
+saying how many changed files the index is missing until then.
+
 Two ways to run it: ``await watcher.run(stop)`` inside an event loop (the TUI), or
 ``watcher.start()`` / ``watcher.stop()`` with a background thread for code without a loop.
 """
@@ -41,6 +45,18 @@ SETTLE_MS = 100
 """Quiet time after the last change before a group is applied."""
 
 
+class UpdateFailed(Exception):
+    """A batch could not be applied; its changes are kept for the next one."""
+
+    def __init__(self, error: Exception, missing: int) -> None:
+        super().__init__(
+            f"{error} — {missing} changed file(s) are not in the index yet; they are retried "
+            "with the next change (/reindex retries now)"
+        )
+        self.error = error
+        self.missing = missing
+
+
 @dataclass
 class _Pending:
     changes: set[tuple[Change, str]] = field(default_factory=set)
@@ -59,13 +75,17 @@ class IndexWatcher:
         *,
         debounce_ms: int | None = None,
         on_error: ErrorCallback | None = None,
+        ready: threading.Event | None = None,
     ) -> None:
         self.indexer = indexer
         configured = indexer.config.watchdog.debounce_ms
         self.debounce_ms = configured if debounce_ms is None else debounce_ms
         self.on_error = on_error
-        self.ready = threading.Event()
-        """Set once the file system watch is in place (changes after this are seen)."""
+        self.ready = ready if ready is not None else threading.Event()
+        """Set once the file system watch is in place (changes after this are seen); the
+        caller may pass its own event to wait on."""
+        self._failed: set[tuple[Change, str]] = set()
+        """Changes of a batch that failed: applied again with the next one."""
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -78,12 +98,19 @@ class IndexWatcher:
         is_dir = change != Change.deleted and os.path.isdir(path) and not os.path.islink(path)
         return not self.indexer.ignore.is_ignored(rel, is_dir=is_dir)
 
+    @property
+    def missing(self) -> int:
+        """Changed paths of a failed batch not in the index yet (0 when all went in)."""
+        return len({path for _, path in self._failed})
+
     def apply(self, changes: Iterable[tuple[Change, str]]) -> IndexSummary | None:
-        """Send one batch to the indexer; errors are reported, never raised (the watcher keeps
-        running and the next change retries)."""
+        """Send one batch (with the changes of a failed one) to the indexer; errors are
+        reported, never raised: the watcher keeps running and the next change retries."""
+        batch = set(changes) | self._failed
+        self._failed = set()
         changed: set[str] = set()
         deleted: set[str] = set()
-        for change, path in changes:
+        for change, path in batch:
             if change == Change.deleted:
                 deleted.add(path)
             else:
@@ -91,9 +118,11 @@ class IndexWatcher:
         try:
             return self.indexer.update_paths(sorted(changed), sorted(deleted - changed))
         except Exception as error:
-            log.warning("index update failed: %s", error)
+            self._failed = batch
+            failure = UpdateFailed(error, self.missing)
+            log.warning("index update failed: %s", failure)
             if self.on_error is not None:
-                self.on_error(error)
+                self.on_error(failure)
             return None
 
     def _options(self) -> dict[str, int | bool]:

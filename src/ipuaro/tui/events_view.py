@@ -144,7 +144,10 @@ class EventView:
             elif event.changed and event.summary:
                 await app.chat.notice(event.summary, "info")
         elif isinstance(event, WatcherFailed):
+            # In the chat, not only a toast that fades: the index is behind the disk until
+            # the next change or /reindex, and the user must be able to read why.
             app.notify(event.message, severity="warning" if event.fatal else "error")
+            await app.chat.notice(f"✗ {event.message}", "error")
         elif isinstance(event, ExtensionWarning):
             await app.chat.notice(f"⚠ {event.message}", "warning")
         elif isinstance(event, ModeChanged):
