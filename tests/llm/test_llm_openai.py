@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -303,31 +302,26 @@ async def test_context_overflow_is_recognised(
 async def test_slow_first_token_times_out(model_server: ModelStubServer) -> None:
     slow = OpenAICompatibleClient(model=MODEL, base_url=model_server.openai_url, timeout=0.3)
     model_server.enqueue(ScriptedReply(text="late", first_token_delay=1.5))
-    started = time.monotonic()
     error = failed(await collect(slow.stream_chat([user("q")], system=None, tools=None))).error
-    elapsed = time.monotonic() - started
     await slow.aclose()
+    # A timeout, not the late text: the client gave up before the token came.
     assert error.kind == "timeout" and error.retryable
-    assert elapsed < 1.2
 
 
-async def test_cancel_aborts_the_sse_stream_within_200_ms(
+async def test_cancel_aborts_the_sse_stream(
     client: OpenAICompatibleClient, model_server: ModelStubServer
 ) -> None:
     model_server.enqueue(ScriptedReply(text="y" * 200, chunks=200, chunk_delay=0.05))
     cancel = asyncio.Event()
-    cancelled_at = 0.0
     events = []
     async for event in client.stream_chat([user("q")], system=None, tools=None, cancel=cancel):
         events.append(event)
         if isinstance(event, TextDelta) and len(events) == 2:
             cancel.set()
-            cancelled_at = time.monotonic()
-    latency = time.monotonic() - cancelled_at
     end = failed(events)
     assert end.error.kind == "cancelled"
-    # The stream would run 10 s more; bench/cancel_bench.py has the real latency.
-    assert latency < 2.0, f"cancel took {latency * 1000:.0f} ms"
+    # The stream would run 10 s more: the client hung up instead of reading it to the end
+    # (how fast is measured in bench/cancel_bench.py, not asserted on a loaded machine).
     assert await wait_for(model_server.disconnected.is_set, 2.0)
 
 
