@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -68,9 +67,7 @@ async def test_a_timeout_kills_the_command_not_the_shell(
     shell: PersistentShell, root: Path
 ) -> None:
     await shell.run("cd sub && export KEPT=yes", 10)
-    started = time.monotonic()
     slow = await shell.run("sleep 100", 1)
-    assert time.monotonic() - started < 2
     assert slow.timed_out and slow.exit_code is None and slow.reset is None
     after = await shell.run("pwd; echo $KEPT", 10)
     assert after.output == f"{root / 'sub'}\nyes\n" and shell.starts == 1
@@ -107,9 +104,8 @@ async def test_a_timeout_inside_a_function_replaces_the_shell_rather_than_go_on(
 async def test_a_pipeline_and_its_children_are_killed_on_timeout(
     shell: PersistentShell, root: Path
 ) -> None:
-    started = time.monotonic()
     slow = await shell.run("sleep 100 | cat; (sleep 100; echo never) & wait", 0.5)
-    assert slow.timed_out and time.monotonic() - started < 2
+    assert slow.timed_out
     assert "never" not in slow.output.splitlines()  # bash names the killed job, that is all
     assert (await shell.run("echo next", 10)).output == "next\n"
     assert [pid for pid in processes_in(root) if pid != shell.pid] == []
@@ -121,9 +117,8 @@ async def test_the_users_interrupt_stops_the_command_and_keeps_the_state(
     await shell.run("export KEPT=1", 10)
     cancel = asyncio.Event()
     asyncio.get_running_loop().call_later(0.3, cancel.set)
-    started = time.monotonic()
     stopped = await shell.run("sleep 100", 60, cancel=cancel)
-    assert stopped.cancelled and time.monotonic() - started < 2
+    assert stopped.cancelled and not stopped.timed_out
     assert (await shell.run("echo $KEPT", 10)).output == "1\n"
 
 
@@ -174,10 +169,8 @@ async def test_redirecting_stdin_or_other_fds_keeps_the_shell(
 
 
 async def test_a_busy_shell_is_replaced_after_a_timeout(shell: PersistentShell) -> None:
-    started = time.monotonic()
     busy = await shell.run("while :; do :; done", 0.5)
     assert busy.timed_out and busy.reset is not None and "busy" in busy.reset
-    assert time.monotonic() - started < 2
     assert (await shell.run("echo back", 10)).output == "back\n"
 
 
@@ -185,9 +178,8 @@ async def test_a_busy_shell_is_replaced_after_a_timeout(shell: PersistentShell) 
 async def test_commands_that_read_stdin_get_end_of_file_at_once(
     shell: PersistentShell, command: str
 ) -> None:
-    started = time.monotonic()
     done = await shell.run(command, 10)
-    assert time.monotonic() - started < 2 and done.reset is None
+    assert not done.timed_out and done.reset is None  # nothing waited for input
     assert (await shell.run("echo next", 10)).output == "next\n"
 
 
@@ -225,17 +217,21 @@ async def test_output_is_capped_head_and_tail(shell: PersistentShell) -> None:
     assert big.output.startswith("1\n2\n") and big.output.endswith("20000\n")
 
 
-async def test_output_streams_while_the_command_runs(shell: PersistentShell) -> None:
-    seen: list[tuple[float, str]] = []
-    started = time.monotonic()
+async def test_output_streams_while_the_command_runs(shell: PersistentShell, root: Path) -> None:
+    # The command waits for a file the test writes only once "one" has reached it: the
+    # command can end only if its output streamed while it ran.
+    seen: list[str] = []
+    go = root / "go"
+
+    def on_output(text: str) -> None:
+        seen.append(text)
+        go.touch()
+
     done = await shell.run(
-        "echo one; sleep 0.5; echo two",
-        10,
-        on_output=lambda text: seen.append((time.monotonic() - started, text)),
+        "echo one; while [ ! -e go ]; do sleep 0.02; done; echo two", 30, on_output=on_output
     )
-    assert done.output == "one\ntwo\n"
-    assert "".join(text for _, text in seen) == "one\ntwo\n"
-    assert seen[0][1] == "one\n" and seen[0][0] < 0.4  # before the command ended
+    assert not done.timed_out and done.output == "one\ntwo\n"
+    assert "".join(seen) == "one\ntwo\n" and seen[0] == "one\n"
 
 
 async def test_the_shell_writes_only_where_the_sandbox_allows(
