@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -44,12 +43,10 @@ async def test_cd_out_of_the_project_is_refused_and_the_shell_stays(shelled: Pro
     assert still.data.endswith(f"\n{shelled.root / 'src'}")
 
 
-async def test_a_timeout_returns_fast_and_the_next_command_works(shelled: Project) -> None:
+async def test_a_timeout_stops_the_command_and_the_next_command_works(shelled: Project) -> None:
     shelled.ctx.config.commands.timeout = 1
     await shelled.ok("run_command", command="cd src && export KEPT=yes")
-    started = time.monotonic()
     slow = await shelled.call("run_command", command="sleep 100")
-    assert time.monotonic() - started < 2
     assert not slow.success and "timeout" in (slow.error or "")
     after = await shelled.ok("run_command", command="pwd; echo $KEPT")
     assert f"{shelled.root / 'src'}\nyes" in after.data
@@ -66,13 +63,20 @@ async def test_a_reset_is_told_to_the_model(shelled: Project) -> None:
 
 
 async def test_output_reaches_the_progress_sink_while_running(shelled: Project) -> None:
-    seen: list[tuple[float, str]] = []
-    started = time.monotonic()
-    shelled.ctx.progress = lambda text: seen.append((time.monotonic() - started, text))
-    done = await shelled.ok("run_command", command="echo one; sleep 0.6; echo two")
+    # The command waits for a file written only once "one" has reached the sink: it can end
+    # only if its output streamed while it ran.
+    seen: list[str] = []
+
+    def progress(text: str) -> None:
+        seen.append(text)
+        (shelled.root / "go").touch()
+
+    shelled.ctx.progress = progress
+    command = "echo one; while [ ! -e go ]; do sleep 0.02; done; echo two"
+    done = await shelled.ok("run_command", command=command)
     assert "one\ntwo" in done.data
-    assert seen and seen[0][1].startswith("one") and seen[0][0] < 0.5
-    assert "two" in "".join(text for _, text in seen)
+    assert seen and seen[0].startswith("one")
+    assert "two" in "".join(seen)
 
 
 async def test_a_new_session_gets_a_new_shell(shelled: Project) -> None:
