@@ -4,8 +4,8 @@ event reaches its hooks as JSON on stdin."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +76,9 @@ async def test_a_hook_that_hangs_is_stopped_reported_and_the_run_finishes(
     write_user_config({"extensions": {"hooks": hooks}})
     steps = [call("get_lines", path="shop/cart.py", start=1, end=3), ScriptedReply(text="ok")]
     async with open_workspace(project, server, steps) as opened:
-        started = time.monotonic()
-        end = await opened.workspace.send("read the cart")
-        elapsed = time.monotonic() - started
+        # The hook sleeps 60 s and is stopped at its 0.5 s timeout (45 s only guards a hang).
+        end = await asyncio.wait_for(opened.workspace.send("read the cart"), 45)
     assert end.reason == "done" and end.answer == "ok"
-    assert elapsed < 8
     (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
     assert ended.result.success, "a failing pre_tool hook (not exit 2) does not block"
     warnings = [e.message for e in opened.events if isinstance(e, ExtensionWarning)]

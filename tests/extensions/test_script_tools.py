@@ -5,7 +5,6 @@ next model request. Bad declarations are skipped with a warning; the policy stil
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -122,10 +121,8 @@ async def test_a_script_tool_past_its_timeout_is_killed_and_reported(
     steps = [call("slow"), ScriptedReply(text="gave up")]
     decider = RecordingDecider({RecoverError: "skip"})
     async with open_workspace(project, server, steps, decider=decider) as opened:
-        started = time.monotonic()
         end = await opened.workspace.send("run slow")
-        elapsed = time.monotonic() - started
-    assert end.reason == "done" and elapsed < 15
+    assert end.reason == "done"
     (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
     assert "stopped after 3s (timeout)" in (ended.result.error or "")
     assert "start" in (ended.result.error or "")  # what it printed before is kept
@@ -228,9 +225,7 @@ async def test_a_child_left_running_does_not_hold_the_call(
     write_user_config({"extensions": {"tools": {"bg": tool}}})
     steps = [call("bg"), ScriptedReply(text="ok")]
     async with open_workspace(project, server, steps) as opened:
-        started = time.monotonic()
         await opened.workspace.send("go")
-        elapsed = time.monotonic() - started
     (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
+    # A success, not "stopped after 30s (timeout)": the call ended with the program.
     assert ended.result.success and "started" in (ended.result.data or "")
-    assert elapsed < 10, "the call ends with the program, not at its 30 s timeout"

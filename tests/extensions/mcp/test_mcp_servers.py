@@ -10,7 +10,6 @@ import re
 import shutil
 import signal
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -211,9 +210,7 @@ async def test_a_call_that_never_answers_times_out_and_the_server_is_stopped(
 ) -> None:
     async with harness(tmp_path, {"demo": demo_stdio(timeout=1)}, allow=["mcp__*"]) as h:
         pid = server_pid(await h.call("mcp__demo__whoami"))
-        started = time.monotonic()
         hung = await h.call("mcp__demo__stall")
-        assert time.monotonic() - started < 5
         assert not hung.success and "did not answer within 1 s" in (hung.error or "")
         assert h.manager.notices and "withdrawn" in h.manager.notices[0]
         await h.manager.aclose()
@@ -227,9 +224,7 @@ async def test_servers_that_never_answer_or_do_not_exist_are_left_out(tmp_path: 
         "lost": {"command": "true", "cwd": "no/such/dir"},
     }
     async with harness(tmp_path, servers) as h:
-        started = time.monotonic()
         await h.registry.prepare()
-        assert time.monotonic() - started < 5
         assert h.mcp_names() == []
         notices = sorted(h.manager.notices)
         assert "'ghost' could not start" in notices[0] and "no such program" in notices[0]
