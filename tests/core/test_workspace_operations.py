@@ -203,7 +203,7 @@ async def test_the_watcher_follows_saves_into_the_index(
     async with open_workspace(project, server, **{"watchdog.enabled": True}) as opened:
         ws = opened.workspace
         ws.start_watching()
-        await asyncio.sleep(0.3)
+        assert await asyncio.to_thread(ws.watch_ready.wait, 15)  # the watch is in place
         (project / "shop" / "watched.py").write_text("def watched() -> None:\n    pass\n")
         await wait_for(lambda: "shop/watched.py" in ws.known_paths(), timeout=15)
         await ws.stop_watching()

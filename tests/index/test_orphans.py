@@ -75,7 +75,7 @@ def test_sigkilled_index_leaves_no_pool_process(tmp_path: Path, attempt: int) ->
         time.sleep(0.2 * attempt)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-        gone_by = time.monotonic() + 2.0
+        gone_by = time.monotonic() + 30.0  # they go within milliseconds; 30 s guards a hang
         while _alive(workers) and time.monotonic() < gone_by:
             time.sleep(0.05)
         left = _alive(workers)
@@ -84,4 +84,4 @@ def test_sigkilled_index_leaves_no_pool_process(tmp_path: Path, attempt: int) ->
             os.kill(pid, signal.SIGKILL)
     for pid in left:  # do not leave them running even when the test fails
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"pool processes {sorted(left)} outlived ipuaro index by 2 s"
+    assert not left, f"pool processes {sorted(left)} outlived ipuaro index by 30 s"

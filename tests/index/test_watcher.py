@@ -163,3 +163,49 @@ def test_grouping_follows_a_settle_time_and_a_maximum(
         steps += 1
     assert steps == 8
     store.close()
+
+
+def test_a_failed_batch_is_said_and_goes_again_with_the_next(
+    ts_project: Path, store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that fails is not dropped (the index would stay behind the disk, silently):
+    the error says how many files are missing, and the next batch carries them."""
+    from watchfiles import Change
+
+    from ipuaro.index.watcher import UpdateFailed
+
+    indexer = make_indexer(ts_project, store)
+    indexer.index(workers=1)
+    errors: list[Exception] = []
+    watcher = IndexWatcher(indexer, on_error=errors.append)
+    update_paths = indexer.update_paths
+
+    def locked(changed: list[str], deleted: list[str]) -> IndexSummary:
+        raise OSError("database is locked")
+
+    write(ts_project, "lib/first.ts", "export function first(): void {}\n")
+    monkeypatch.setattr(indexer, "update_paths", locked)
+    assert watcher.apply({(Change.added, str(ts_project / "lib/first.ts"))}) is None
+    assert watcher.missing == 1
+    [error] = errors
+    assert isinstance(error, UpdateFailed) and "database is locked" in str(error)
+    assert "1 changed file(s) are not in the index yet" in str(error)
+
+    monkeypatch.setattr(indexer, "update_paths", update_paths)
+    write(ts_project, "lib/second.ts", "export function second(): void {}\n")
+    summary = watcher.apply({(Change.added, str(ts_project / "lib/second.ts"))})
+    assert summary is not None and summary.parsed == 2 and watcher.missing == 0
+    assert [d.path for d in store.find_definitions("first")] == ["lib/first.ts"]
+    assert [d.path for d in store.find_definitions("second")] == ["lib/second.ts"]
+
+
+def test_the_ready_event_given_is_the_one_set(ts_project: Path, store: SqliteStore) -> None:
+    import threading
+
+    ready = threading.Event()
+    watcher = IndexWatcher(make_indexer(ts_project, store), debounce_ms=50, ready=ready)
+    watcher.start()
+    try:
+        assert ready.wait(TIMEOUT_S)
+    finally:
+        watcher.stop()
