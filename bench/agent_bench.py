@@ -251,7 +251,7 @@ def main() -> None:
     print("--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | ---")
     for name, root in roots.items():
         if not root.is_dir():
-            print(f"{name} | missing: {root} (run /work/shared/bench/fetch-corpora.sh)")
+            print(f"{name} | missing: {root} (run scripts/fetch-corpora)")
             continue
         seconds, files = index(root)
         for window in (131_072, 32_768):

@@ -15,7 +15,7 @@ prompt; the same estimator counts both sides). Twice per case: once with ``src/`
 baseline commit (``git archive``; default: the commit before the prompt cuts) and once with this
 checkout's ``src/``; the ratio is after / before.
 
-Cases: a generated 11-line project and Django 5.0.6 (``/work/shared/bench/fetch-corpora.sh``),
+Cases: a generated 11-line project and Django 5.0.6 (``scripts/fetch-corpora``),
 each with a model the server says supports tools (native calls: schemas travel in ``tools``) and
 one that does not (XML calls: the format and tool list are in the prompt), at each window.
 """
@@ -196,7 +196,7 @@ def main() -> int:
         projects = {"tiny (11 lines)": make_tiny(work)}
         if not args.skip_django:
             if not DJANGO.is_dir():
-                raise SystemExit(f"{DJANGO} missing: run /work/shared/bench/fetch-corpora.sh")
+                raise SystemExit(f"{DJANGO} missing: run scripts/fetch-corpora django")
             projects["django"] = DJANGO
         print(f"baseline {args.baseline}; estimated tokens of the first request of `say hi`")
         header = ["project", "calls", "window", "side", *PARTS, "total"]
