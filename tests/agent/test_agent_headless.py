@@ -58,6 +58,22 @@ def run(
     )
 
 
+def run_here(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``ipuaro run`` in this process (click's test runner), for what needs no process of its
+    own: flags, output formats, exit codes. Behaviours that need a real process (signals, a
+    kill, output reaching a pipe as it streams) keep :func:`run`."""
+    from click.testing import CliRunner
+
+    from ipuaro.cli.main import cli
+
+    overlay: dict[str, str | None] = {k: None for k in os.environ if k.startswith("IPUARO_")}
+    overlay.update(env)
+    result = CliRunner().invoke(
+        cli, ["run", "--project", str(project), *args], env=overlay, catch_exceptions=False
+    )
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def test_json_output_has_the_answer_and_stats(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
@@ -118,7 +134,7 @@ def test_a_run_left_without_an_answer_by_refusals_exits_3(
             for n in range(5)
         ]
     )
-    done = run(
+    done = run_here(
         project,
         run_env(tmp_path, model_server),
         *("-p", "comment the rounding", "--output", "json", "--max-turns", "2"),
@@ -158,7 +174,9 @@ def test_max_turns_is_a_limit_with_exit_4(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
     model_server.responder = ScriptedModel([call("get_structure")], repeat_last=True)
-    done = run(project, run_env(tmp_path, model_server), "-p", "look around", "--max-turns", "1")
+    done = run_here(
+        project, run_env(tmp_path, model_server), "-p", "look around", "--max-turns", "1"
+    )
     assert done.returncode == 4
     assert "stopped (limit)" in done.stderr and "llm.maxTurns" in done.stderr
 
@@ -215,7 +233,9 @@ def test_stream_json_keys_are_camel_case(
             ScriptedReply(text="Read it."),
         ]
     )
-    done = run(project, run_env(tmp_path, model_server), "-p", "read", "--output", "stream-json")
+    done = run_here(
+        project, run_env(tmp_path, model_server), "-p", "read", "--output", "stream-json"
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     types = {line["type"] for line in lines}
@@ -245,7 +265,7 @@ def free_port() -> int:
 
 
 def test_unreachable_server_says_how_to_start_one(project: Path, tmp_path: Path) -> None:
-    done = run(project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "json")
+    done = run_here(project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "json")
     assert done.returncode == 1
     assert "ollama serve" in done.stderr and "ollama pull qwen2.5-coder:7b-instruct" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -253,24 +273,26 @@ def test_unreachable_server_says_how_to_start_one(project: Path, tmp_path: Path)
     result = json.loads(done.stdout)
     assert (result["reason"], result["exitCode"], result["sessionId"]) == ("error", 1, None)
     assert "ollama serve" in result["detail"]
-    streamed = run(
+    streamed = run_here(
         project, run_env(tmp_path, None, free_port()), "-p", "hi", "--output", "stream-json"
     )
     assert streamed.returncode == 1
     lines = streamed.stdout.splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["type"] == "result"
-    text = run(project, run_env(tmp_path, None, free_port()), "-p", "hi")
+    text = run_here(project, run_env(tmp_path, None, free_port()), "-p", "hi")
     assert text.returncode == 1 and text.stdout == ""
 
 
 def test_bad_flags_are_usage_errors(project: Path, tmp_path: Path) -> None:
-    done = run(project, run_env(tmp_path, None, free_port()), "-p", "x", "--new", "--session", "a")
+    done = run_here(
+        project, run_env(tmp_path, None, free_port()), "-p", "x", "--new", "--session", "a"
+    )
     assert done.returncode == 2 and "exclude each other" in done.stderr
-    done = run(
+    done = run_here(
         project, run_env(tmp_path, None, free_port()), "-p", "x", "--continue", "--resume", "a"
     )
     assert done.returncode == 2 and "--continue and --resume exclude each other" in done.stderr
-    done = run(project, run_env(tmp_path, None, free_port()), "-p", "  ")
+    done = run_here(project, run_env(tmp_path, None, free_port()), "-p", "  ")
     assert done.returncode == 2 and "prompt is empty" in done.stderr
 
 
@@ -331,8 +353,8 @@ def test_every_run_starts_a_new_session_by_default(
 ) -> None:
     env = run_env(tmp_path, model_server)
     model_server.responder = ScriptedModel([ScriptedReply(text="one"), ScriptedReply(text="two")])
-    first = json.loads(run(project, env, "-p", "a", "--output", "json").stdout)
-    second = json.loads(run(project, env, "-p", "b", "--output", "json", *flags).stdout)
+    first = json.loads(run_here(project, env, "-p", "a", "--output", "json").stdout)
+    second = json.loads(run_here(project, env, "-p", "b", "--output", "json", *flags).stdout)
     assert first["sessionId"] != second["sessionId"]
     assert [m.get("content") for m in model_server.chat_requests()[1]["messages"]][-1] == "b"
     assert len(model_server.chat_requests()[1]["messages"]) == 2  # system + b: nothing of a
@@ -360,7 +382,7 @@ def test_unknown_commands_need_allow_commands(
     model_server.responder = ScriptedModel(
         [call("run_command", command=f"mytool --version {n}") for n in range(5)]
     )
-    refused = run(project, env, "-p", "run mytool", "--output", "json", "--max-turns", "2")
+    refused = run_here(project, env, "-p", "run mytool", "--output", "json", "--max-turns", "2")
     assert refused.returncode == 3, refused.stderr
     assert "--allow-commands" in json.loads(refused.stdout)["detail"]
     model_server.responder = ScriptedModel(
@@ -369,7 +391,7 @@ def test_unknown_commands_need_allow_commands(
             lambda body: ScriptedReply(text=tool_outputs(body)[-1].splitlines()[0]),
         ]
     )
-    allowed = run(project, env, "-p", "run mytool", "--output", "json", "--allow-commands")
+    allowed = run_here(project, env, "-p", "run mytool", "--output", "json", "--allow-commands")
     assert allowed.returncode == 0, allowed.stderr
     assert json.loads(allowed.stdout)["answer"] == "Error: $ mytool --version"  # ran, failed
 
@@ -377,7 +399,7 @@ def test_unknown_commands_need_allow_commands(
 def test_a_missing_model_says_how_to_get_it(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
-    done = run(project, run_env(tmp_path, model_server), "-p", "hi", "--model", "nope:1b")
+    done = run_here(project, run_env(tmp_path, model_server), "-p", "hi", "--model", "nope:1b")
     assert done.returncode == 1
     assert "nope:1b" in done.stderr and "ollama pull nope:1b" in done.stderr
     assert model_server.chat_requests() == []
@@ -388,10 +410,10 @@ def test_a_missing_model_is_caught_before_chat_in_a_resumed_session(
 ) -> None:
     env = run_env(tmp_path, model_server)
     model_server.responder = ScriptedModel([ScriptedReply(text="one")])
-    first = run(project, env, "-p", "a", "--output", "json")
+    first = run_here(project, env, "-p", "a", "--output", "json")
     assert first.returncode == 0, first.stderr
     # The resumed session pins its context window, so /api/show is asked only for capabilities.
-    done = run(project, env, "-p", "b", "--model", "nope:1b", "--continue")
+    done = run_here(project, env, "-p", "b", "--model", "nope:1b", "--continue")
     assert done.returncode == 1
     assert "ollama pull nope:1b" in done.stderr
     assert "tools offered as text" not in done.stderr
@@ -407,7 +429,7 @@ def test_model_server_flags_reach_the_run(
     env["STUB_KEY"] = "sekrit"
     model_server.api_key = "sekrit"
     model_server.responder = ScriptedModel([ScriptedReply(text="via flags")])
-    done = run(
+    done = run_here(
         project, env, "-p", "hi", "--output", "json",
         "--provider", "openai", "--base-url", model_server.openai_url,
         "--api-key-env", "STUB_KEY", "--context-window", "20000",
@@ -416,7 +438,7 @@ def test_model_server_flags_reach_the_run(
     result = json.loads(done.stdout)
     assert result["answer"] == "via flags" and result["contextWindow"] == 20000
     assert [r.path for r in model_server.requests][-1] == "/v1/chat/completions"
-    refused = run(project, env, "-p", "hi", "--context-window", "100")
+    refused = run_here(project, env, "-p", "hi", "--context-window", "100")
     assert refused.returncode == 2 and "--context-window" in refused.stderr
 
 
