@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,25 +97,41 @@ def big_project(project: Path) -> Path:
 
 
 async def test_the_tui_opens_reindexes_and_watches_a_project_of_60_files(
-    make_app: MakeApp, big_project: Path
+    make_app: MakeApp, big_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from ipuaro.index import pool
+
+    pools: list[int] = []
+    start = pool.ShardedPool.__init__
+
+    def counted(self: pool.ShardedPool, *args: Any) -> None:
+        pools.append(len(pools))
+        start(self, *args)
+
+    monkeypatch.setattr(pool.ShardedPool, "__init__", counted)
     app = make_app(overrides={"watchdog.enabled": True, "watchdog.debounceMs": 200})
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert "indexed 65 files · 64 parsed" in chat_text(app)
-        assert app.workspace is not None
+        assert app.workspace is not None and pools == [0]
 
-        write_modules(big_project, "pkg", "second")  # 60 changed files at once
+        # 60 files change at once, as in a branch switch: the folder is swapped in two
+        # renames, so the watcher sees one batch and parses it in the pool.
+        await until(pilot, app.workspace.watch_ready.is_set)
+        write_modules(tmp_path / "staging", "pkg", "second")
+        (big_project / "pkg").rename(tmp_path / "old-pkg")
+        (tmp_path / "staging" / "pkg").rename(big_project / "pkg")
         await until(pilot, lambda: defined(big_project, "second_59"), timeout=120)
         assert not defined(big_project, "first_0")
         assert "index update failed" not in chat_text(app)
+        assert pools == [0, 1]
 
-        await until(pilot, app.workspace.watch_ready.is_set)
         await app.workspace.stop_watching()  # /reindex, not the watcher, picks up the next
         write_modules(big_project, "pkg", "third")
         await submit(pilot, "/reindex")
         await settle(pilot)
         assert "indexed 65 files · 60 parsed · 5 unchanged" in chat_text(app)
+        assert pools == [0, 1, 2]
         assert defined(big_project, "third_59")
 
 
