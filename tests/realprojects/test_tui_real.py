@@ -1,7 +1,8 @@
-"""``ipuaro PROJECT`` in a real terminal (tmux) on rxjs 7.8.1 as published: the first index
-(271 files, parsed in the process pool), a question to the stub model server (its own
+"""``ipuaro PROJECT`` in a real terminal (tmux) on projects as published. rxjs 7.8.1: the first
+index (271 files, parsed in the process pool), a question to the stub model server (its own
 process), an edit the model proposes applied on ``y``, ``/reindex``, and a branch switch that
-changes 60 files, picked up by the file watcher (checked in the store)."""
+changes 60 files, picked up by the file watcher (checked in the store). requests 2.32.3: the
+first index and a question answered after a tool call on a real function."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,28 +48,39 @@ REINDEXED = re.compile(r"indexed 2\d\d files · \d+ parsed · [1-9][\d,]* unchan
 STUB = (sys.executable, "-m", "tests.stubs.model_server")
 
 
+StartStub = Callable[[dict[str, Any]], str]
+
+
 @pytest.fixture
-def stub_url(tmp_path: Path) -> Iterator[str]:
-    """The stub model server as its own process, playing SCRIPT."""
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT), encoding="utf-8")
-    port = free_port()
-    process = subprocess.Popen(
-        [*STUB, "--port", str(port), "--script", str(script)],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert "listening" in line, line
+def start_stub(tmp_path: Path) -> Iterator[StartStub]:
+    """``start_stub(script)``: the stub model server as its own process, playing ``script``."""
+    processes: list[subprocess.Popen[str]] = []
+
+    def start(script: dict[str, Any]) -> str:
+        path = tmp_path / f"script-{len(processes)}.json"
+        path.write_text(json.dumps(script), encoding="utf-8")
+        port = free_port()
+        process = subprocess.Popen(
+            [*STUB, "--port", str(port), "--script", str(path)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        processes.append(process)
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "listening" in line, line
+        return f"http://127.0.0.1:{port}"
+
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield start
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        process.stdout.close()
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+            if process.stdout is not None:
+                process.stdout.close()
 
 
 @pytest.fixture
@@ -94,6 +107,22 @@ def make_wide_branch(project: Path) -> list[str]:
     return [str(p.relative_to(project)) for p in files]
 
 
+def launch(
+    tmux: Tmux, project: Path, model_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ipuaro PROJECT --new`` in tmux, the watcher on; the test reads the same data dir."""
+    env = lane_env(tmp_path, model_url)
+    env["IPUARO_WATCHDOG__ENABLED"] = "true"
+    command = " ".join(
+        ["env", "-u", "EDITOR", "-u", "VISUAL", "TERM=xterm-256color"]
+        + [f"{k}={v}" for k, v in env.items() if k.startswith(("IPUARO_", "PYTHONPATH"))]
+        + [sys.executable, "-m", "ipuaro", str(project), "--new"]
+    )
+    tmux.run("new-session", "-d", "-s", "ipuaro", "-x", "110", "-y", "36", command)
+    for key in ("IPUARO_DATA_DIR", "IPUARO_CONFIG_DIR"):
+        monkeypatch.setenv(key, env[key])
+
+
 def definitions(project: Path, name: str) -> list[str]:
     store = open_store(load_config(project), project)
     try:
@@ -104,23 +133,14 @@ def definitions(project: Path, name: str) -> list[str]:
 
 def test_the_tui_on_rxjs(
     real_project: RealProject,
-    stub_url: str,
+    start_stub: StartStub,
     tmux: Tmux,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     project = real_project("rxjs")
     changed = make_wide_branch(project)
-    env = lane_env(tmp_path, stub_url)
-    env["IPUARO_WATCHDOG__ENABLED"] = "true"
-    command = " ".join(
-        ["env", "-u", "EDITOR", "-u", "VISUAL", "TERM=xterm-256color"]
-        + [f"{k}={v}" for k, v in env.items() if k.startswith(("IPUARO_", "PYTHONPATH"))]
-        + [sys.executable, "-m", "ipuaro", str(project), "--new"]
-    )
-    tmux.run("new-session", "-d", "-s", "ipuaro", "-x", "110", "-y", "36", command)
-    for key in ("IPUARO_DATA_DIR", "IPUARO_CONFIG_DIR"):
-        monkeypatch.setenv(key, env[key])
+    launch(tmux, project, start_stub(SCRIPT), tmp_path, monkeypatch)
 
     # The first index: every file of the published package, through the process pool.
     screen = tmux.wait_for(lambda s: "Ask anything" in s, "the first index", timeout=240)
@@ -156,5 +176,47 @@ def test_the_tui_on_rxjs(
     assert definitions(project, "laneMarker0") == [changed[0]]
     assert "index update failed" not in tmux.screen()
 
+    tmux.keys("C-d")
+    tmux.wait_for_exit()
+
+
+LOOKUP_SCRIPT = {
+    "replies": [
+        {
+            "text": "Let me read it.",
+            "tool_calls": [
+                {
+                    "name": "get_function",
+                    "arguments": {
+                        "path": "src/requests/utils.py",
+                        "name": "get_encoding_from_headers",
+                    },
+                }
+            ],
+        },
+        {"text": "It reads the charset of the content-type header."},
+    ]
+}
+
+
+def test_the_tui_on_requests(
+    real_project: RealProject,
+    start_stub: StartStub,
+    tmux: Tmux,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Python sdist: its first index, and a question the model answers after a tool call."""
+    project = real_project("requests")
+    launch(tmux, project, start_stub(LOOKUP_SCRIPT), tmp_path, monkeypatch)
+    screen = tmux.wait_for(lambda s: "Ask anything" in s, "the first index", timeout=240)
+    assert re.search(r"indexed \d+ files · \d+ parsed · 0 unchanged", screen), screen
+    assert "failed" not in screen
+    assert definitions(project, "get_encoding_from_headers") == ["src/requests/utils.py"]
+
+    tmux.type("how is the encoding found?")
+    tmux.keys("Enter")
+    screen = tmux.wait_for(lambda s: "content-type header." in s, "the answer")
+    assert "get_function" in screen and "1 tool call" in screen
     tmux.keys("C-d")
     tmux.wait_for_exit()
