@@ -365,9 +365,10 @@ def test_continue_and_resume_pick_up_a_session(
 ) -> None:
     env = run_env(tmp_path, model_server)
     model_server.responder = ScriptedModel([ScriptedReply(text=t) for t in "1234"])
-    first = json.loads(run(project, env, "-p", "a", "--output", "json").stdout)
-    second = json.loads(run(project, env, "-p", "b", "--output", "json").stdout)
-    latest = json.loads(run(project, env, "-p", "c", "--output", "json", "--continue").stdout)
+    # Three runs in this process, the last in its own: what one run saved, another reads.
+    first = json.loads(run_here(project, env, "-p", "a", "--output", "json").stdout)
+    second = json.loads(run_here(project, env, "-p", "b", "--output", "json").stdout)
+    latest = json.loads(run_here(project, env, "-p", "c", "--output", "json", "--continue").stdout)
     chosen = run(project, env, "-p", "d", "--output", "json", "--resume", first["sessionId"])
     assert latest["sessionId"] == second["sessionId"]
     assert json.loads(chosen.stdout)["sessionId"] == first["sessionId"]
