@@ -43,6 +43,7 @@ from ipuaro.agent.events import (
 from ipuaro.agent.run.bookkeeping import SessionBook, Stop, with_store_retry
 from ipuaro.agent.run.dispatch import Dispatcher, ToolHooks, ToolSet
 from ipuaro.agent.run.guard import LoopGuard
+from ipuaro.agent.run.intent import held_message, sort_calls
 from ipuaro.agent.run.observer import TurnObserver
 from ipuaro.agent.run.queues import InputQueues
 from ipuaro.agent.run.reporting import TurnReporter
@@ -247,6 +248,7 @@ class Agent:
 
     async def _turns(self, stats: RequestStats, cancel: asyncio.Event) -> str:
         format_errors = 0
+        held_turns = 0
         turn = 0
         while True:
             if cancel.is_set():
@@ -275,11 +277,12 @@ class Agent:
                 )
             parsed = parse_reply(reply, self._accepted)
             self._report.response(turn, result, parsed)
-            calls = [self._normalise(c) for c in parsed.calls]
+            intent = sort_calls([self._normalise(c) for c in parsed.calls], parsed, self._read_only)
+            calls = intent.run
             message_stats = turn_stats(
                 result.duration_s, usage.prompt_tokens, usage.completion_tokens, len(calls)
             )
-            unreadable = not calls and (parsed.errors or not parsed.text.strip())
+            unreadable = not calls and not intent.held and (parsed.errors or not parsed.text)
             if unreadable:
                 format_errors += 1
                 self._emit(MessageEnd(parsed.text, [], message_stats))
@@ -291,14 +294,21 @@ class Agent:
             self.session.history.append(assistant_message(content, calls))
             self.session.history[-1].stats = message_stats
             await self._book.save()
-            self._emit(MessageEnd(parsed.text, calls, message_stats))
-            if not calls:
+            answer = "\n".join([parsed.text, *intent.notes]) if not calls else parsed.text
+            self._emit(MessageEnd(answer, calls, message_stats))
+            if calls:
+                await self._guard_loops(calls)
+                await self._dispatch(calls, stats, cancel)
+            held_turns = held_turns + 1 if intent.held else 0
+            if intent.held or (calls and intent.notes):
+                await self._tell(intent.held, intent.notes, held_turns)
+            if not calls and not intent.held:
+                if intent.notes:
+                    await self._tell([], intent.notes, 0)
                 self._context_update()
                 if self._queues.has_steers:
                     continue
-                return parsed.text
-            await self._guard_loops(calls)
-            await self._dispatch(calls, stats, cancel)
+                return answer
             self._context_update(
                 self.context.assemble(self.session.history, self._book.pinned).tokens
             )
@@ -387,6 +397,21 @@ class Agent:
         self.session.history.append(user_message(prompt, kind="error"))
         await self._book.save()
         return True
+
+    def _read_only(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is None or tool.read_only  # an unknown name only fails, changing nothing
+
+    async def _tell(self, held: list[ToolCall], notes: list[str], held_turns: int) -> None:
+        """One user-side line per thing the reply held or showed (docs/tool-calls.md); a call
+        held in prose turn after turn goes to the user after ``FORMAT_ERROR_LIMIT``."""
+        if held and held_turns >= FORMAT_ERROR_LIMIT:
+            message = f"the model keeps writing {held[0].name} inside prose instead of calling it"
+            if await self._ask(AgentError("parse", message)) == "abort":
+                raise Stop("error", message)
+        lines = ([held_message(held, self.tool_format == "native")] if held else []) + notes
+        self.session.history.append(user_message("\n".join(lines), kind="error"))
+        await self._book.save()
 
     async def _guard_loops(self, calls: list[ToolCall]) -> None:
         for call in calls:
