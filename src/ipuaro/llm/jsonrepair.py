@@ -1,9 +1,10 @@
 """Read the almost-JSON that small models write.
 
 Repairs only what cannot change meaning: trailing commas, ``//`` and ``/* */`` comments,
-single-quoted strings, raw newlines and tabs inside strings, invalid backslash escapes, Python's ``True``/``False``/``None``,
-unquoted keys and quotes inside a string that are clearly not its end. A value that is not
-closed is never completed: a truncated ``create_file`` must not write half a file.
+single-quoted strings, raw newlines and tabs inside strings, invalid backslash escapes,
+Python's ``True``/``False``/``None``, unquoted keys and quotes inside a string that are
+clearly not its end. A value that is not closed is never completed: a truncated
+``create_file`` must not write half a file.
 """
 
 from __future__ import annotations

@@ -108,8 +108,14 @@ def parse_tool_calls(text: str, allowed: Collection[str]) -> ParsedReply:
         shown=[(call, where) for f, where in shown for call in f.calls],
         notes=scan.notes,
         from_text={call.id for call in calls},
-        bare=not shown and only_calls(text, [(f.start, f.end) for f in found] + scan.blocked),
+        bare=bool(calls)
+        and not shown
+        and only_calls(text, _spans(found) + _observation_cuts(scan)),
     )
+
+
+def _spans(found: list[Found]) -> list[tuple[int, int]]:
+    return [(f.start, f.end) for f in found]
 
 
 def _split_shown(text: str, found: list[Found]) -> tuple[list[Found], list[tuple[Found, str]]]:
@@ -314,6 +320,14 @@ def _scan_react(scan: Scan) -> None:
         ):
             stop = _REACT_STOP.search(text, input_match.end())
             found.end = stop.start() if stop else len(text)
+            value_start = input_match.end() + _leading_space(text, input_match.end())
+            value_end = (
+                find_json_end(text, value_start)
+                if text[value_start : value_start + 1] == "{"
+                else None
+            )
+            if value_end is not None and value_end < found.end:
+                found.end = value_end  # prose after the arguments is the visible answer
             raw_input = _strip_fence(text[input_match.end() : found.end].strip())
         resolved = scan.name(name)
         if resolved is None:
@@ -338,6 +352,10 @@ def _scan_react(scan: Scan) -> None:
         if observation is not None:
             scan.blocked.append((observation.start(), len(text)))
             scan.found = [f for f in scan.found if f.start < observation.start()]
+
+
+def _leading_space(text: str, start: int) -> int:
+    return len(text[start:]) - len(text[start:].lstrip())
 
 
 def _strip_fence(text: str) -> str:
