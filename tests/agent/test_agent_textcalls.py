@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.agent.conftest import ScriptedModel, open_harness
+from tests.agent.conftest import RecordingHandlers, ScriptedModel, open_harness
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
 PROVIDER = "ollama"
@@ -88,3 +88,19 @@ async def test_bold_react_labels_are_a_call_not_the_final_answer(
         end = await h.app.agent.send("read pricing")
         ran = [e.call.name for e in h.of_type("tool_call_end")]
     assert end.answer == "read" and ran == ["get_lines"]
+
+
+async def test_a_call_held_in_prose_three_times_goes_to_the_user(
+    project: Path, model_server: ModelStubServer
+) -> None:
+    prose = ScriptedReply(text=f"Removing the catalog now:\n{DELETE}\nDone.")
+    handlers = RecordingHandlers(error_choice="skip")
+    model = ScriptedModel([prose, prose, prose])
+    async with open_harness(project, model_server, PROVIDER, model, handlers=handlers) as h:
+        end = await h.app.agent.send("clean up")
+        ran = h.of_type("tool_call_end")
+    assert ran == [] and len(model.bodies) == 3
+    [(kind, message)] = handlers.errors
+    assert kind == "parse" and "delete_file call inside prose 3 times" in message
+    assert end.reason == "done" and "not run yet: a `delete_file` call" in end.answer
+    assert (project / "shop" / "catalog.py").exists()

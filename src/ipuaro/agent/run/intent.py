@@ -61,3 +61,15 @@ def held_message(held: Sequence[ToolCall], native: bool) -> str:
         f"something runs from text only when the reply is nothing but the call. To run it, "
         f"{how}. If you only meant to show it, answer without it."
     )
+
+
+def shown_to_user(text: str, intent: Intent) -> str:
+    """The reply as the user sees it: its text, then one line per call not run (a held call is
+    shown as coming from the text, waiting for the model to confirm it)."""
+    lines = [text] if text else []
+    lines += [
+        f"(not run yet: a `{call.name}` call written in the reply's text; the model is asked to "
+        "confirm it by replying with only the call)"
+        for call in intent.held
+    ]
+    return "\n".join([*lines, *intent.notes])
