@@ -59,6 +59,7 @@ async def test_a_fragment_update_is_stored_as_the_whole_merged_file(
         record = opened.workspace.last_plan()
     assert outcome.plan is not None and record is not None
     content = record.plan.proposed_changes.actions[0].content
+    assert "elision markers; merged into the file" in outcome.end.answer
     assert content == pricing.replace("MAX_DISCOUNT_PERCENT = 50", "MAX_DISCOUNT_PERCENT = 40")
 
 
@@ -78,3 +79,4 @@ async def test_a_reply_with_two_plans_stores_the_last(
         "shop/limits.py",
         "docs/pricing.md",
     ]
+    assert "Note: the reply held 2 plans; the last one was taken" in outcome.end.answer
