@@ -104,3 +104,16 @@ async def test_a_call_held_in_prose_three_times_goes_to_the_user(
     assert kind == "parse" and "delete_file call inside prose 3 times" in message
     assert end.reason == "done" and "not run yet: a `delete_file` call" in end.answer
     assert (project / "shop" / "catalog.py").exists()
+
+
+async def test_near_miss_names_run_and_the_model_is_told_once(
+    project: Path, model_server: ModelStubServer
+) -> None:
+    text = json.dumps({"name": "read_file", "arguments": {"path": "shop/pricing.py"}})
+    model = ScriptedModel([ScriptedReply(text=text), ScriptedReply(text="ok")])
+    async with open_harness(project, model_server, PROVIDER, model) as h:
+        end = await h.app.agent.send("read pricing")
+        ran = [e.call.name for e in h.of_type("tool_call_end")]
+    assert end.answer == "ok" and ran == ["get_lines"]
+    told = last_user(model.bodies[1])
+    assert "read the tool name 'read_file' as 'get_lines'" in told

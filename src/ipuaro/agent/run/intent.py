@@ -35,7 +35,13 @@ def sort_calls(
 ) -> Intent:
     """``calls``: ``parsed.calls`` with their names resolved (ids unchanged)."""
     intent = Intent(notes=list(parsed.notes))
+    written = {call.id: call.name for call in parsed.calls}
     for call in calls:
+        name = written.get(call.id, call.name)
+        if name != call.name:
+            note = f"read the tool name {name!r} as {call.name!r}; write it exactly next time"
+            if note not in intent.notes:
+                intent.notes.append(note)
         from_text = call.id in parsed.from_text
         if from_text and not parsed.bare and not read_only(call):
             intent.held.append(call)
