@@ -65,7 +65,8 @@ async def test_plan_mode_answers_a_plan_and_changes_nothing(
             "summary": "Round tax half up.",
             "plan": [{"step": "Change the rounding in tax()", "details": "half up"}],
             "proposed_changes": {
-                "actions": [{"kind": "UPDATE_FILE", "path": "shop/pricing.py", "content": "x\n"}]
+                # valid when read: an UPDATE_FILE of a file never read goes to the repair turn
+                "actions": [{"kind": "CREATE_FILE", "path": "docs/rounding.md", "content": "x\n"}]
             },
         }
         model_server.enqueue(

@@ -337,3 +337,19 @@ async def test_failed_summary_falls_back_to_dropping_tool_results(
     assert model.summary_requests >= 1
     assert any("dropped to save context" in m.content for m in history if m.role == "tool")
     assert not h.handlers.errors  # a failed summary is not an error the user must answer
+
+
+async def test_a_skipped_conflict_tells_the_model_what_changed_not_that_a_user_decided(
+    project: Path, model_server: ModelStubServer
+) -> None:
+    """Headless answers "skip" by policy: the model learns the file changed and which lines to
+    re-read, so it can recover."""
+    cart = project / "shop" / "cart.py"
+    handlers = RecordingHandlers(conflict_choice="skip")
+    model = ScriptedModel(conflict_script(cart))
+    async with open_harness(project, model_server, PROVIDER, model, handlers=handlers) as h:
+        end = await h.app.agent.send("mark the Cart class")
+    assert "the user skipped" not in end.answer
+    assert "shop/cart.py changed since you read it" in end.answer
+    assert "lines 21-21" in end.answer and "get_lines" in end.answer
+    assert "# ok" not in cart.read_text(encoding="utf-8")

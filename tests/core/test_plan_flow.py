@@ -24,7 +24,7 @@ FINAL_PLAN = {
     ],
     "proposed_changes": {
         "actions": [
-            {"kind": "UPDATE_FILE", "path": "shop/pricing.py", "content": "MAX = 40\n"},
+            {"kind": "CREATE_FILE", "path": "shop/limits.py", "content": "MAX = 40\n"},
             {"kind": "CREATE_FILE", "path": "docs/pricing.md", "content": "# Pricing\n"},
         ],
         "commands_to_run": ["python -m unittest tests.cart_checks"],
@@ -32,6 +32,19 @@ FINAL_PLAN = {
     "risks": ["test_discount_is_capped expects 500"],
     "memory_patch": {"project.default_test_command": "python -m unittest"},
 }
+"""A plan every check passes without reading a file (apply's checks run when a plan is read:
+an UPDATE_FILE of a file the model never read goes to the repair turn)."""
+UPDATE_PLAN = {
+    **FINAL_PLAN,
+    "proposed_changes": {
+        **FINAL_PLAN["proposed_changes"],  # type: ignore[dict-item]
+        "actions": [
+            {"kind": "UPDATE_FILE", "path": "shop/pricing.py", "content": "MAX = 40\n"},
+            {"kind": "CREATE_FILE", "path": "docs/pricing.md", "content": "# Pricing\n"},
+        ],
+    },
+}
+"""FINAL_PLAN updating shop/pricing.py: valid once the model has read that file."""
 
 
 def reply(document: Any, prose: str = "") -> ScriptedReply:
@@ -58,7 +71,7 @@ async def test_two_context_rounds_then_a_stored_plan(
             {"type": "search", "query": "apply_discount", "glob": "**/*.py"},
             {"type": "read_file", "path": "shop/pricing.py"},
         ),
-        reply(FINAL_PLAN),
+        reply(UPDATE_PLAN),
     ]
     async with open_workspace(project, server, steps) as opened:
         workspace = opened.workspace
@@ -113,7 +126,7 @@ async def test_prose_wrapped_json_is_extracted_and_an_invalid_reply_is_repaired_
     steps = [reply(broken, prose="Here is the plan:\n"), reply(FINAL_PLAN, prose="Fixed:\n")]
     async with open_workspace(project, server, steps) as opened:
         end = await opened.workspace.plan("cap the discount")
-        assert end.plan is not None
+        assert end.plan is not None, end.end.detail
         assert end.end.reason == "done"
         repair = user_texts(opened.model.bodies[1])[-1]
         assert "$.questions: ['a', 'b', 'c'] is too long" in repair

@@ -143,11 +143,14 @@ def test_overlapping_exact_copies_are_two_places() -> None:
         find_and_replace(["x = 1", "x = 1", "x = 1"], "x = 1\nx = 1", "y = 1\ny = 1")
 
 
-def test_an_exact_match_another_indentation_also_reads_is_refused() -> None:
+def test_an_exact_match_of_whole_lines_is_applied_though_another_indentation_also_reads() -> None:
+    """Issue 24: `old` matching exactly once is applied; whitespace-tolerant rivals matter only
+    when there is no exact match."""
     lines = ["function f() {", "  if (x) {", "    return a;", "  }", "}", "", "function g() {"]
     lines += ["  return a;", "}"]
-    with pytest.raises(MatchError, match="other indentation"):
-        find_and_replace(lines, "  return a;\n}", "  return b;\n}")
+    result = find_and_replace(lines, "  return a;\n}", "  return b;\n}")
+    assert result.strategy == "exact"
+    assert result.lines == [*lines[:7], "  return b;", "}"]
 
 
 def test_a_one_line_old_is_never_matched_fuzzily() -> None:

@@ -209,3 +209,60 @@ def test_python_return_among_the_leading_context_is_not_the_tail() -> None:
         "    parsed = 1\n# ... existing code ..."
     )
     assert merge_markers(py, sketch) == [*py[:8], '    changed = if "?"', *py[9:]]
+
+
+# --- a chunk at the wrong depth (issue 24): re-indented to its anchor, never re-nested --------
+
+CART = [
+    "class Cart:",
+    "    def __init__(self):",
+    "        self.items = []",
+    "",
+    "    def add(self, item):",
+    "        self.items.append(item)",
+    "",
+    "    def total(self):",
+    "        return sum(self.items)",
+    "",
+    "    def clear(self):",
+    "        self.items = []",
+]
+CART_AFTER = [*CART[:6], "        self.count += 1", *CART[6:]]
+
+
+def test_a_chunk_four_columns_too_far_left_is_merged_at_its_anchors_depth() -> None:
+    """The class kept all its methods: add, total and clear did not fall out to column 0."""
+    sketch = (
+        "# ... existing code ...\ndef add(self, item):\n    self.items.append(item)\n"
+        "    self.count += 1\n\ndef total(self):\n# ... existing code ...\n"
+    )
+    assert merge_markers(CART, sketch) == CART_AFTER
+
+
+def test_a_chunk_with_no_closing_anchor_too_far_left_keeps_the_nesting() -> None:
+    sketch = (
+        "# ... existing code ...\ndef add(self, item):\n    self.items.append(item)\n"
+        "    self.count += 1\n# ... existing code ...\n"
+    )
+    assert merge_markers(CART, sketch) == CART_AFTER
+
+
+def test_a_chunk_too_far_right_is_moved_left_to_its_anchor() -> None:
+    sketch = (
+        "// ... existing code ...\n        add(item) {\n          this.items.push(item);\n"
+        "          this.count++;\n        }\n// ... existing code ...\n"
+    )
+    ts = ["class Cart {", "  add(item) {", "    this.items.push(item);", "  }", "", "  clear() {"]
+    ts += ["    this.items = [];", "  }", "}"]
+    expected = [*ts[:3], "    this.count++;", *ts[3:]]
+    assert merge_markers(ts, sketch) == expected
+
+
+def test_a_chunk_that_cannot_move_to_its_anchors_depth_is_refused() -> None:
+    sketch = (
+        "# ... existing code ...\n        def add(self, item):\n"
+        "            self.items.append(item)\n  # logged\n\n        def total(self):\n"
+        "# ... existing code ...\n"
+    )
+    with pytest.raises(MergeFailed, match="change what it is nested in"):
+        merge_markers(CART, sketch)

@@ -34,13 +34,22 @@ CAP_PLAN: dict[str, Any] = {
     "memory_patch": {},
 }
 
+READ_PRICING = _text(
+    {
+        "mode": "fix-plan",
+        "summary": "Need the pricing code first.",
+        "context_requests": [{"type": "read_file", "path": "shop/pricing.py"}],
+    }
+)
+"""An UPDATE_FILE is valid only for a file the model read (apply's checks run at parse time)."""
+
 VALID = {
     "name": "plan_valid_ollama",
-    "description": "A valid plan at once over Ollama (the schema sent as `format`).",
+    "description": "A valid plan once the file is read, over Ollama (the schema sent as `format`).",
     "provider": "ollama",
     "request": "lower the discount cap to 40 %",
     "files": {},
-    "replies": [_text(CAP_PLAN)],
+    "replies": [READ_PRICING, _text(CAP_PLAN)],
 }
 
 LEGACY = {
@@ -69,6 +78,7 @@ REPAIR = {
     "request": "lower the discount cap to 40 %",
     "files": {},
     "replies": [
+        READ_PRICING,
         _text(
             {"mode": "plan", "summary": "Lower the cap.", "questions": ["a?", "b?", "c?"]},
             before="Sure, here is my plan:\n```json\n",

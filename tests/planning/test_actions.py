@@ -98,10 +98,16 @@ CASES: dict[str, tuple[Case, str]] = {
         "ERR_TOO_MANY_ACTIONS: the plan has 201 actions (at most 200); split the change into "
         "smaller plans",
     ),
+    "ERR_FILE_TOO_LARGE": (
+        only(Action("CREATE_FILE", "big.json", "a" * (1024 * 1024 + 1))),
+        "ERR_FILE_TOO_LARGE: action 1 (CREATE_FILE big.json): the content is 1,048,577 bytes "
+        "(at most 1,048,576 for one file); generated or data files this big are not written "
+        "from a plan",
+    ),
     "ERR_CONTENT_TOO_LARGE": (
         only(
-            Action("CREATE_FILE", "a.txt", "a" * (3 * 1024 * 1024)),
-            Action("CREATE_FILE", "b.txt", "b" * (2 * 1024 * 1024 + 1)),
+            *(Action("CREATE_FILE", f"{n}.txt", "a" * (1024 * 1024)) for n in range(5)),
+            Action("CREATE_FILE", "last.txt", "b"),
         ),
         "ERR_CONTENT_TOO_LARGE: the actions' content is 5,242,881 bytes in all (at most "
         "5,242,880); split the change into smaller plans",

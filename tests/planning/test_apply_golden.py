@@ -18,6 +18,7 @@ FILES = sorted(APPLY_GOLDEN_DIR.glob("*.json"))
 NOT_FROM_A_REPLY = {
     "ERR_NO_PLAN": "said by the workspace when no plan is stored (tests/core/test_plan_apply.py)",
     "ERR_CONTENT_TOO_LARGE": "needs 5 MB of content; tests/planning/test_actions.py has it",
+    "ERR_FILE_TOO_LARGE": "needs 1 MB of content; tests/planning/test_actions.py has it",
     "ERR_PATH_EMPTY": "the schema refuses an empty path first (golden err_path_empty)",
     "ERR_UNKNOWN_KIND": "the schema refuses an unknown kind first (golden err_unknown_kind)",
     "ERR_CONTENT_MISSING": "the parser asks for content first (golden err_content_missing)",

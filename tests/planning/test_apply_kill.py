@@ -31,8 +31,12 @@ from pathlib import Path
 from ipuaro.config.schema import Config
 from ipuaro.domain.plan import Action, Plan, PlanRecord, ProposedChanges
 from ipuaro.index.indexer import Indexer
+from ipuaro.planning import actions as checks
 from ipuaro.planning.actions import file_sha256
 from ipuaro.planning.apply import commit, prepare
+# The one big file keeps the window between renames open; the 1 MB per-file limit of a plan is
+# not what this test is about.
+checks.MAX_FILE_CONTENT_BYTES = 8 * 1024 * 1024
 from ipuaro.security.paths import PathPolicy
 from ipuaro.store.sqlite import SqliteStore
 

@@ -113,7 +113,7 @@ async def test_conflict_dialog_apply_lands_on_the_new_version(
 
 @pytest.mark.parametrize(
     ("key", "said"),
-    [("s", "the user skipped this edit"), ("r", "Read the file again")],
+    [("s", "This edit was skipped and not applied"), ("r", "Read the file again")],
 )
 async def test_conflict_dialog_skip_or_regenerate(
     make_app: MakeApp, stub: ModelStubServer, project: Path, key: str, said: str

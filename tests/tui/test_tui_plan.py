@@ -8,7 +8,14 @@ from typing import Any
 
 from ipuaro.tui.widgets.status import StatusBar
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
-from tests.tui.conftest import MakeApp, chat_text, play, ready, settle, submit
+from tests.tui.conftest import FIXTURE, MakeApp, chat_text, play, ready, settle, submit
+
+LOGIN = (FIXTURE / "src" / "auth" / "login.ts").read_text(encoding="utf-8")
+GUARDED = LOGIN.replace(
+    "  const isValid", '  if (token === "") {\n    return false;\n  }\n  const isValid'
+)
+"""The whole new file: apply's checks run when the plan is read, and content that drops the
+file's functions unannounced is refused there (ERR_SYMBOLS_REMOVED)."""
 
 PLAN = {
     "mode": "fix-plan",
@@ -18,7 +25,7 @@ PLAN = {
     "plan": [{"step": "Guard the token", "details": "return false when it is empty"}],
     "proposed_changes": {
         "actions": [
-            {"kind": "UPDATE_FILE", "path": "src/auth/login.ts", "content": "export {};\n"},
+            {"kind": "UPDATE_FILE", "path": "src/auth/login.ts", "content": GUARDED},
             {"kind": "CREATE_FILE", "path": "src/auth/login.test.ts", "content": "test\n"},
         ],
         "commands_to_run": ["npm test"],
@@ -56,7 +63,7 @@ async def test_plan_mode_draws_two_context_rounds_and_the_plan(
         assert '→ context round 2: SEARCH "verifyToken"' in text
         assert "Reject empty tokens in validateToken." in text
         assert "1. **Guard the token** — return false when it is empty" in text
-        assert "- `~ src/auth/login.ts (UPDATE_FILE, 1 line)`" in text
+        assert "- `~ src/auth/login.ts (UPDATE_FILE, 18 lines)`" in text
         assert "- `+ src/auth/login.test.ts (CREATE_FILE, 1 line)`" in text
         assert "- callers that pass '' now get false" in text
         assert "- Should an empty token log a warning?" in text
@@ -70,7 +77,12 @@ async def test_plan_mode_draws_two_context_rounds_and_the_plan(
 async def test_a_plan_prefix_plans_once_outside_plan_mode(
     make_app: MakeApp, stub: ModelStubServer
 ) -> None:
-    script = play(stub, json_reply(PLAN))
+    # Nothing read in this one: a plan that only creates a file passes every check.
+    new_file_only = {
+        **PLAN,
+        "proposed_changes": {"actions": PLAN["proposed_changes"]["actions"][1:]},
+    }  # type: ignore[index]
+    script = play(stub, json_reply(new_file_only))
     app = make_app()
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)

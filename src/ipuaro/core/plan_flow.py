@@ -160,7 +160,7 @@ class PlanFlow:
             detail = f"internal error: {type(error).__name__}: {error}"
             return self._failed("error", detail, "", cycle, source, started)
         return self._planned(request, result.read.plan, result.read.document, source, cycle,
-                             started)  # fmt: skip
+                             started, result.read.notes)  # fmt: skip
 
     def _planned(
         self,
@@ -170,7 +170,9 @@ class PlanFlow:
         source: ContextSource,
         cycle: PlanCycle,
         started: float,
+        notes: tuple[str, ...] = (),
     ) -> PlanOutcome:
+        """``notes``: what reading the reply decided (several plans, a fragment merged)."""
         from ipuaro.planning.record import record_to_json
         from ipuaro.planning.render import plan_markdown
         from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
@@ -179,7 +181,7 @@ class PlanFlow:
         session = ctx.session
         record = PlanRecord(plan, request, session.id, dict(source.read_files))
         session.plan = record_to_json(record)
-        text = plan_markdown(plan)
+        text = "\n\n".join([plan_markdown(plan), *(f"Note: {note}" for note in notes)])
         stats = self._stats(cycle.stats, started)
         session.history.append(
             ChatMessage(role="assistant", content=text, timestamp=time.time(), stats=stats)

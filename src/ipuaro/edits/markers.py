@@ -10,6 +10,9 @@ marker runs to its end — unless that chunk's anchor is found uniquely elsewher
 the marker was forgotten (deleting the rest of a file because of a missing comment would be the
 worst possible guess).
 
+A chunk indented as a whole deeper or shallower than the file (its head anchor at another
+depth) is moved to the anchor's depth, so a merge never changes what its lines are nested in.
+
 New lines next to an anchor are an insertion only when they do not look like a rewrite of the
 file lines beside it: ``def f():\n    return 33`` for a file holding ``return 3`` would
 otherwise insert and keep both.
@@ -336,6 +339,36 @@ def _region(
     )
 
 
+def _at_anchor_depth(anchor: str, chunk_lines: list[str]) -> list[str]:
+    """The chunk shifted so its head anchor stands at the file line's depth.
+
+    A chunk copied 4 columns too far left still finds its anchors (they are compared without
+    indentation); written as sent, its lines would leave the block they belong to — methods
+    falling out of their class, the file still importing. The whole chunk moves by the anchor's
+    offset; a line that cannot move that far left is refused rather than re-nested."""
+    head = next((line for line in chunk_lines if line.strip()), None)
+    if head is None or head.strip() != anchor.strip():
+        return chunk_lines
+    shift = _indent_width(anchor) - _indent_width(head)
+    if shift == 0:
+        return chunk_lines
+    if shift > 0:
+        pad = anchor[:shift]
+        return [pad + line if line.strip() else line for line in chunk_lines]
+    cut = -shift
+    out: list[str] = []
+    for line in chunk_lines:
+        if line.strip() and (_indent_width(line) < cut or line[:cut].strip()):
+            raise MergeFailed(
+                f"its first line is indented {cut} columns further than the file's "
+                f"{anchor.strip()!r}, but {line.strip()!r} is not; moving the chunk to the "
+                "file's depth would change what it is nested in. Copy the lines with the "
+                "file's indentation"
+            )
+        out.append(line[cut:] if line.strip() else line)
+    return out
+
+
 def merge_markers(file_lines: list[str], sketch: str) -> list[str]:
     """The file's new lines after applying ``sketch``; raises :class:`MergeFailed`."""
     sketch_lines = sketch.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -352,9 +385,13 @@ def merge_markers(file_lines: list[str], sketch: str) -> list[str]:
         except MergeFailed as failure:
             raise MergeFailed(f"chunk {number}: {failure}") from None
         out.extend(file_lines[cursor:first])
+        try:
+            lines = _at_anchor_depth(file_lines[first], chunk.lines)
+        except MergeFailed as failure:
+            raise MergeFailed(f"chunk {number}: {failure}") from None
         # Trailing spaces the model padded lines with are not imported; the file's own stay.
         region = {line.rstrip(): line for line in file_lines[first : last + 1]}
-        out.extend(region.get(line.rstrip(), line.rstrip()) for line in chunk.lines)
+        out.extend(region.get(line.rstrip(), line.rstrip()) for line in lines)
         cursor = last + 1
     out.extend(file_lines[cursor:])
     return out

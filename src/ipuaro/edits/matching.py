@@ -1,6 +1,7 @@
 """``replace``: find ``old`` in a file, most exact strategy first, and never guess.
 
-1. exact: the text occurs once (or ``replace_all``);
+1. exact: the text occurs once (or ``replace_all``) — applied even when other places match
+   with whitespace ignored, unless the match only starts or ends inside a line;
 2. whitespace: lines equal once trailing whitespace, indentation and blank lines are ignored —
    the change is transplanted onto the file's own layout (``edits/layout.py``), or refused where
    that would be a guess;
@@ -88,10 +89,18 @@ def reindent(new_lines: list[str], old_lines: list[str], window: list[str]) -> l
 
 
 def _exact_is_the_only_place(file_lines: list[str], file_text: str, old: str) -> None:
-    """An exact match is trusted only when no other place reads the same with different
-    indentation: a model that shifted its copy can hit another block exactly."""
+    """An exact match of whole lines that occurs once is applied, whatever other places read
+    the same with whitespace ignored (the tool promises it; tolerance is for when there is no
+    exact match). One that starts or ends inside a line is trusted only when no whole-line
+    place elsewhere reads the same: a model that shifted its copy can hit part of a line."""
+    offset = file_text.find(old)
+    end = offset + len(old)
+    starts_a_line = offset == 0 or file_text[offset - 1] == "\n" or old.startswith("\n")
+    ends_a_line = end == len(file_text) or file_text[end] == "\n" or old.endswith("\n")
+    if starts_a_line and ends_a_line:
+        return
     places = find_places(file_lines, _trim_blank(old.split("\n")))
-    line = _line_of(file_text, file_text.find(old))
+    line = _line_of(file_text, offset)
     # The exact match may start or end inside a line (``serialize(`` of a longer line), so
     # a whitespace-tolerant place elsewhere is a rival even when it is the only one.
     span = range(line - 1, line + old.count("\n"))

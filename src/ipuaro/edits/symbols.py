@@ -7,6 +7,7 @@ the result through the edit engine like every other change.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,6 +49,69 @@ def _with_decorators(lines: list[str], start: int) -> int:
     first = start
     while first > 0 and lines[first - 1].strip().startswith("@"):
         first -= 1
+    return first
+
+
+_NAME = re.compile(
+    r"^\s*(?:(?:export|default|declare|public|private|protected|static|async|abstract|"
+    r"override|readonly)\s+)*(?:function\s*\*?\s*)?(?P<name>[A-Za-z_$][\w$]*)\s*[<(]"
+)
+
+
+def declaration_start(lines: list[str], start: int, language: str) -> int:
+    """Index of the first line of the whole declaration whose span starts at ``start``: with
+    its decorators, the overload signatures above a TypeScript implementation, and the doc
+    comment (``/** … */``) right above them. Inserting before the symbol or deleting it takes
+    all of them, so no overload is left without its body and no JSDoc describes a neighbour."""
+    first = _with_decorators(lines, start)
+    if language == "python":
+        return first
+    header = next((line for line in lines[start:] if not line.strip().startswith("@")), "")
+    match = _NAME.match(header)
+    name = match.group("name") if match else None
+    if language != "typescript":
+        name = None  # JavaScript has no overload signatures: a call above is not one
+    while True:
+        above = _overload_above(lines, first, name)
+        above = _with_decorators(lines, above)
+        above = _doc_comment_above(lines, above)
+        if above == first:
+            return first
+        first = above
+
+
+def _overload_above(lines: list[str], first: int, name: str | None) -> int:
+    """The first line of the overload signatures (``name(…): T;``) right above ``first``."""
+    if name is None:
+        return first
+    at = first
+    index = first - 1
+    while index >= 0 and first - index <= 12:
+        line = lines[index]
+        if not line.strip() or (index < at - 1 and line.rstrip().endswith(("{", "}"))):
+            break
+        matched = _NAME.match(line)
+        if matched is not None and matched.group("name") == name:
+            signature = " ".join(x.strip() for x in lines[index:at])
+            if not signature.rstrip().endswith(";"):
+                break
+            at = index  # one more overload; look above it for the next
+        elif index == at - 1 and not line.rstrip().endswith((",", "(", ";", ")", ":")):
+            break
+        index -= 1
+    return at
+
+
+def _doc_comment_above(lines: list[str], first: int) -> int:
+    """The first line of a ``/** … */`` comment that ends right above ``first``."""
+    if first == 0 or not lines[first - 1].strip().endswith("*/"):
+        return first
+    for index in range(first - 1, -1, -1):
+        stripped = lines[index].strip()
+        if stripped.startswith("/**"):
+            return index
+        if index < first - 1 and not stripped.startswith("*"):
+            return first
     return first
 
 
@@ -125,11 +189,11 @@ def edit_symbol_lines(lines: list[str], span: Span, action: Action, code: str) -
         after = [""] * gap if following and following[0].strip() else []
         return [*lines[:end], *[""] * gap, *reindent(new_code, target), *after, *following]
     if action == "insert_before":
-        start = _with_decorators(lines, start)
+        start = declaration_start(lines, start, span.language)
         gap = _separator(lines, start, end, span)
         return [*lines[:start], *reindent(new_code, target), *[""] * gap, *lines[start:]]
-    # delete: the symbol, its decorators, and one of the blank gaps around it
-    start = _with_decorators(lines, start)
+    # delete: the whole declaration (decorators, overloads, doc comment), one blank gap
+    start = declaration_start(lines, start, span.language)
     blank_after = _gap_after(lines, end)
     if blank_after:
         end += blank_after

@@ -1,9 +1,10 @@
 """Read the almost-JSON that small models write.
 
-Repairs only what cannot change meaning: trailing commas, single-quoted strings, raw newlines
-and tabs inside strings, invalid backslash escapes, Python's ``True``/``False``/``None``,
-unquoted keys and quotes inside a string that are clearly not its end. A value that is not
-closed is never completed: a truncated ``create_file`` must not write half a file.
+Repairs only what cannot change meaning: trailing commas, ``//`` and ``/* */`` comments,
+single-quoted strings, raw newlines and tabs inside strings, invalid backslash escapes,
+Python's ``True``/``False``/``None``, unquoted keys and quotes inside a string that are
+clearly not its end. A value that is not closed is never completed: a truncated
+``create_file`` must not write half a file.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def _closes_string(text: str, after: int) -> bool:
 
 def repair(text: str) -> str:
     """Rewrite ``text`` into strict JSON using only meaning-preserving fixes."""
+    text = _drop_comments(text)
     out: list[str] = []
     i = 0
     n = len(text)
@@ -118,6 +120,38 @@ def repair(text: str) -> str:
             else:
                 out.append(word)
             i = j
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _drop_comments(text: str) -> str:
+    """``text`` without JSONC ``//`` and ``/* */`` comments (never inside a string)."""
+    if "/" not in text:
+        return text
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote is not None:
+            if ch == "\\":
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif text.startswith("//", i):
+            newline = text.find("\n", i)
+            i = n if newline == -1 else newline
+            continue
+        elif text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            i = n if close == -1 else close + 2
             continue
         out.append(ch)
         i += 1

@@ -12,7 +12,8 @@ Codes (``ActionError.code``), by what they guard:
   ``ERR_PATH_HOME``, ``ERR_PATH_DOT_SEGMENT``, ``ERR_PATH_TOO_LONG``, ``ERR_PATH_INVALID``
   (control characters, backslashes, look-alikes), ``ERR_PATH_OUTSIDE`` (a symlink leads out),
   ``ERR_PATH_PROTECTED`` (``project.protectedPaths``, via :class:`PathPolicy`);
-- limits: ``ERR_TOO_MANY_ACTIONS`` (200), ``ERR_CONTENT_TOO_LARGE`` (5 MB in all);
+- limits: ``ERR_TOO_MANY_ACTIONS`` (200), ``ERR_FILE_TOO_LARGE`` (1 MB for one file, the
+  size the tools write), ``ERR_CONTENT_TOO_LARGE`` (5 MB in all);
 - the plan's shape: ``ERR_UNKNOWN_KIND``, ``ERR_CONFLICTING_ACTIONS`` (two actions on one path
   that do not go together), ``ERR_CONTENT_MISSING``;
 - content: ``ERR_CONTENT_NUL``, ``ERR_PSEUDO_BINARY`` (> 10 % non-printable), ``ERR_NOT_UTF8``;
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 MAX_ACTIONS = 200
 MAX_TOTAL_CONTENT_BYTES = 5 * 1024 * 1024
+MAX_FILE_CONTENT_BYTES = 1024 * 1024
 MAX_PATH_CHARS = 240
 
 ERROR_CODES: tuple[str, ...] = (
@@ -61,6 +63,7 @@ ERROR_CODES: tuple[str, ...] = (
     "ERR_PATH_OUTSIDE",
     "ERR_PATH_PROTECTED",
     "ERR_TOO_MANY_ACTIONS",
+    "ERR_FILE_TOO_LARGE",
     "ERR_CONTENT_TOO_LARGE",
     "ERR_UNKNOWN_KIND",
     "ERR_CONFLICTING_ACTIONS",
@@ -275,7 +278,19 @@ def check_limits(actions: Sequence[Action]) -> list[ActionError]:
                 f"{MAX_ACTIONS}); split the change into smaller plans",
             )
         )
-    total = sum(len((a.content or "").encode("utf-8", "surrogatepass")) for a in actions)
+    sizes = [len((a.content or "").encode("utf-8", "surrogatepass")) for a in actions]
+    for index, (action, size) in enumerate(zip(actions, sizes, strict=True), 1):
+        if size > MAX_FILE_CONTENT_BYTES:
+            errors.append(
+                _error(
+                    "ERR_FILE_TOO_LARGE",
+                    index,
+                    action,
+                    f"the content is {size:,} bytes (at most {MAX_FILE_CONTENT_BYTES:,} for one "
+                    "file); generated or data files this big are not written from a plan",
+                )
+            )
+    total = sum(sizes)
     if total > MAX_TOTAL_CONTENT_BYTES:
         errors.append(
             ActionError(

@@ -1,6 +1,7 @@
 """One plan cycle: request (+ auto-context) → model → plan, with context rounds and one repair.
 
     model ─► reply ─► extract + validate ─┬─ invalid, first time ─► repair message ─► model
+              (+ apply's checks when final)│
                                           ├─ invalid again ─────► PlanFailed (raw reply kept)
                                           ├─ context_requests, rounds left ─► fulfil + diet ─► model
                                           └─ otherwise ─────────► the plan
@@ -14,6 +15,7 @@ the user what each context round fetched and cut.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import time
@@ -34,7 +36,7 @@ from ipuaro.llm.protocol import (
 from ipuaro.planning.autocontext import AutoContext
 from ipuaro.planning.context import ContextSource
 from ipuaro.planning.diet import DietLimits, DietResult, apply_diet, truncate_middle
-from ipuaro.planning.parse import PlanReplyError, ReadPlan, read_plan
+from ipuaro.planning.parse import MAX_ERRORS_QUOTED, PlanReplyError, ReadPlan, read_plan
 from ipuaro.planning.prompt import fulfilled_message, repair_message, request_message
 from ipuaro.planning.schema import response_format
 
@@ -162,6 +164,8 @@ class PlanCycle:
             text = await self._call(system, messages, cancel)
             try:
                 read = read_plan(text)
+                if not read.plan.context_requests or self.stats.rounds >= self.settings.max_rounds:
+                    read = self._precheck(read, text)
             except PlanReplyError as error:
                 self.log_event(
                     "VALIDATION_FAILED", stage=error.stage, error=error.message, repair=not repaired
@@ -191,6 +195,27 @@ class PlanCycle:
             if not requests or self.stats.rounds >= self.settings.max_rounds:
                 return CycleResult(read, text, self.stats, self._rounds)
             messages += [_message("assistant", text), _message("user", self._fulfil(requests))]
+
+    def _precheck(self, read: ReadPlan, text: str) -> ReadPlan:
+        """Apply's checks now, so a plan that cannot apply goes to the repair turn with its
+        ``ERR_…`` codes instead of being shown as "say ok to apply"; fragments are merged."""
+        from ipuaro.planning.actions import PlanInvalid
+        from ipuaro.planning.precheck import precheck
+
+        source = self.source
+        try:
+            checked = precheck(read, source.paths, source.read_files, source.file_text)
+        except PlanInvalid as invalid:
+            shown = invalid.errors[:MAX_ERRORS_QUOTED]
+            lines = [f"- {error.message}" for error in shown]
+            if len(invalid.errors) > len(shown):
+                lines.append(f"- … and {len(invalid.errors) - len(shown)} more")
+            message = "the plan cannot be applied:\n" + "\n".join(lines)
+            raise PlanReplyError(message, text, "check") from None
+        notes = (*checked.read.notes, *checked.notes)
+        for note in notes:
+            self.log_event("PLAN_NOTE", note=note)
+        return dataclasses.replace(checked.read, notes=notes)
 
     def _fulfil(self, requests: tuple[ContextRequest, ...]) -> str:
         self.stats.rounds += 1

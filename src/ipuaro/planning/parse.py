@@ -9,8 +9,14 @@ The older shapes of the contract are accepted and normalised first:
 - an object with root ``actions`` (and ``patch`` / ``commands_to_run``) → the same fields moved
   under ``proposed_changes``.
 
-Every problem is a :class:`PlanReplyError` whose message names the JSON path and what is wrong
-(it is quoted back to the model in the one repair retry).
+Every problem is a :class:`PlanReplyError` whose message names the real fault (it is quoted
+back to the model in the one repair retry): the JSON path and what is wrong, or — when the reply
+is meant as one JSON object but is not JSON — the line, column and cause ("trailing comma", "the
+reply was cut off"), never a schema complaint about some inner object.
+
+One plan per reply: a reply holding several (a draft, then "wait, corrected plan:") gives the
+last complete valid one, and says so in ``ReadPlan.notes``; when a later plan attempt is not
+valid, the reply is repaired rather than the earlier draft taken.
 """
 
 from __future__ import annotations
@@ -42,9 +48,12 @@ MAX_ERRORS_QUOTED = 5
 
 
 class PlanReplyError(ValueError):
-    """The reply is not a valid plan; ``message`` says where and why, ``raw`` is the reply."""
+    """The reply is not a valid plan; ``message`` says where and why, ``raw`` is the reply.
+    ``stage`` ``check``: a valid plan that apply would refuse (``planning.precheck``)."""
 
-    def __init__(self, message: str, raw: str, stage: Literal["extract", "validate"]) -> None:
+    def __init__(
+        self, message: str, raw: str, stage: Literal["extract", "validate", "check"]
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.raw = raw
@@ -59,18 +68,26 @@ class ReadPlan:
     extraction: Extraction
     legacy: bool
     """The reply used an older shape (a bare array, or root ``actions``)."""
+    notes: tuple[str, ...] = ()
+    """What the reading decided that the user should know (which of several plans was taken)."""
 
 
 def json_candidates(text: str) -> Iterator[tuple[Any, Extraction]]:
     """Every JSON value ``text`` may mean, best first: the whole text, fenced blocks, then
     objects and arrays embedded in prose."""
+    for value, extraction, _, _ in _candidates(text):
+        yield value, extraction
+
+
+def _candidates(text: str) -> Iterator[tuple[Any, Extraction, int, int]]:
+    """``json_candidates`` with where each value starts and ends in ``text``."""
     whole = _loads(text.strip())
     if whole is not _NOTHING:
-        yield whole, "json"
+        yield whole, "json", 0, len(text)
     for match in _FENCE.finditer(text):
         fenced = _loads(match.group(1).strip())
         if fenced is not _NOTHING:
-            yield fenced, "fenced"
+            yield fenced, "fenced", match.start(), match.end()
     decoder = json.JSONDecoder()
     index = 0
     while index < len(text):
@@ -83,7 +100,7 @@ def json_candidates(text: str) -> Iterator[tuple[Any, Extraction]]:
             index += 1
             continue
         if isinstance(value, dict) or (isinstance(value, list) and value):
-            yield value, "embedded"
+            yield value, "embedded", index, end
         index = end
 
 
@@ -173,17 +190,34 @@ def _action_errors(where: str, action: Any) -> list[str]:
 
 
 def read_plan(text: str) -> ReadPlan:
-    """Extract, normalise and validate the reply (the first candidate that is a valid plan);
-    raises :class:`PlanReplyError` with the first candidate's problems."""
-    extract_json(text)  # no JSON at all: that error, not a schema one
+    """Extract, normalise and validate the reply (the last candidate that is a valid plan);
+    raises :class:`PlanReplyError` naming the real fault."""
+    syntax = json_syntax_fault(text)
+    try:
+        extract_json(text)  # no JSON at all: that error, not a schema one
+    except PlanReplyError:
+        if syntax is not None:
+            raise PlanReplyError(syntax, text, "extract") from None
+        raise
     first_errors: list[str] | None = None
-    for value, extraction in json_candidates(text):
+    valid: list[tuple[ReadPlan, int, int]] = []
+    seen: set[str] = set()
+    for value, extraction, start, end in _candidates(text):
+        key = json.dumps(value, sort_keys=True, default=str)
+        if key in seen:
+            continue
+        seen.add(key)
         document, legacy = normalise(value)
         errors = validation_errors(document)
         if not errors:
-            return ReadPlan(plan_from_document(document), document, extraction, legacy)
-        if first_errors is None:
+            read = ReadPlan(plan_from_document(document), document, extraction, legacy)
+            valid.append((read, start, end))
+        elif first_errors is None:
             first_errors = errors
+    if valid:
+        return _last_plan(text, valid)
+    if syntax is not None:
+        raise PlanReplyError(syntax, text, "extract")
     errors = first_errors or []
     shown = errors[:MAX_ERRORS_QUOTED]
     more = len(errors) - len(shown)
@@ -191,6 +225,73 @@ def read_plan(text: str) -> ReadPlan:
     if more:
         message += f"\n- … and {more} more"
     raise PlanReplyError(message, text, "validate")
+
+
+def _last_plan(text: str, valid: list[tuple[ReadPlan, int, int]]) -> ReadPlan:
+    """The last complete valid plan; a plan attempt after it that is not valid (a correction
+    cut off) means the reply must be repaired, not its draft applied."""
+    valid.sort(key=lambda item: item[1])
+    read, _, end = valid[-1]
+    later = text[end:]
+    if _PLAN_KEY.search(later):
+        raise PlanReplyError(
+            "the reply holds a plan and then another plan attempt that is not valid (was the "
+            "reply cut off?); answer again with only the one final plan",
+            text,
+            "extract",
+        )
+    if len(valid) > 1:
+        note = f"the reply held {len(valid)} plans; the last one was taken"
+        return ReadPlan(read.plan, read.document, read.extraction, read.legacy, (note,))
+    return read
+
+
+_PLAN_KEY = re.compile(r"""["'](?:mode|proposed_changes|actions)["']\s*:""")
+
+
+def json_syntax_fault(text: str) -> str | None:
+    """Why a reply meant as one JSON object is not JSON: line, column and cause; None when it
+    is JSON or is not meant as one (prose with no leading ``{``)."""
+    body = text.strip()
+    fence = _FENCE.search(text)
+    if not body.startswith(("{", "[")) and fence is not None:
+        body = fence.group(1).strip()
+    if not body.startswith(("{", "[")):
+        unclosed = _FENCE_OPEN.search(text)
+        if unclosed is None:
+            return None
+        body = text[unclosed.end() :].strip()
+        if not body.startswith(("{", "[")):
+            return None
+    try:
+        json.loads(body)
+    except json.JSONDecodeError as error:
+        return _describe_fault(body, error)
+    return None
+
+
+_FENCE_OPEN = re.compile(r"```[a-zA-Z]*[ \t]*\n")
+
+
+def _describe_fault(body: str, error: json.JSONDecodeError) -> str:
+    from ipuaro.llm.jsonrepair import find_json_end
+
+    where = f"line {error.lineno} col {error.colno}"
+    if find_json_end(body, 0) is None:
+        return (
+            f"the reply was cut off: its JSON never closes (it ends at {where}); answer again "
+            "with the whole plan, shorter if it has to be"
+        )
+    before = body[: error.pos].rstrip()
+    if before.endswith(",") and body[error.pos : error.pos + 1] in "}]":
+        cause = "trailing comma"
+    elif body[error.pos : error.pos + 1] == "'":
+        cause = "single quotes; JSON strings use double quotes"
+    elif body[error.pos : error.pos + 2] in ("//", "/*"):
+        cause = "a comment; JSON has none"
+    else:
+        cause = error.msg
+    return f"the reply is not valid JSON at {where} ({cause})"
 
 
 def plan_from_document(document: dict[str, Any]) -> Plan:

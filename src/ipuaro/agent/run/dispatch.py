@@ -266,9 +266,11 @@ class Dispatcher:
         if choice == "apply":
             return await self.tools.apply_conflict(conflict, self.ctx)
         if choice == "skip":
+            # Headless answers "skip" by policy, nobody is asked: say what happened (the file
+            # changed, which lines to re-read), never that a user decided.
             return ToolOutcome.fail(
-                f"{conflict.path} changed since you read it and the user skipped this edit; "
-                "do not retry it unless asked.",
+                f"{conflict.message} This edit was skipped and not applied; redo it against the "
+                "current text only if it is still needed.",
                 refused=True,
             )
         return ToolOutcome.fail(

@@ -24,7 +24,6 @@ from ipuaro.agent.context.history import (
     tool_message,
     user_message,
 )
-from ipuaro.agent.context.prompt import format_reprompt
 from ipuaro.agent.events import (
     AgentEnd,
     AgentError,
@@ -42,7 +41,9 @@ from ipuaro.agent.events import (
 )
 from ipuaro.agent.run.bookkeeping import SessionBook, Stop, with_store_retry
 from ipuaro.agent.run.dispatch import Dispatcher, ToolHooks, ToolSet
+from ipuaro.agent.run.feedback import Feedback
 from ipuaro.agent.run.guard import LoopGuard
+from ipuaro.agent.run.intent import shown_to_user, sort_calls
 from ipuaro.agent.run.observer import TurnObserver
 from ipuaro.agent.run.queues import InputQueues
 from ipuaro.agent.run.reporting import TurnReporter
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT_ERROR_LIMIT = 3
 ERROR_CHOICES: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
 
 
@@ -114,6 +114,7 @@ class Agent:
         if tool_ctx.confirm is not None:
             tool_ctx.confirm = self._announcing(tool_ctx.confirm)
         self._book = SessionBook(sessions, session, tool_ctx, context, self._ask)
+        self._feedback = Feedback(lambda: self.session.history, self._book.save, self._ask)
 
     # --- public API ------------------------------------------------------------------------
 
@@ -247,6 +248,7 @@ class Agent:
 
     async def _turns(self, stats: RequestStats, cancel: asyncio.Event) -> str:
         format_errors = 0
+        held_turns = 0
         turn = 0
         while True:
             if cancel.is_set():
@@ -275,11 +277,12 @@ class Agent:
                 )
             parsed = parse_reply(reply, self._accepted)
             self._report.response(turn, result, parsed)
-            calls = [self._normalise(c) for c in parsed.calls]
+            intent = sort_calls([self._normalise(c) for c in parsed.calls], parsed, self._read_only)
+            calls = intent.run
             message_stats = turn_stats(
                 result.duration_s, usage.prompt_tokens, usage.completion_tokens, len(calls)
             )
-            unreadable = not calls and (parsed.errors or not parsed.text.strip())
+            unreadable = not calls and not intent.held and (parsed.errors or not parsed.text)
             if unreadable:
                 format_errors += 1
                 self._emit(MessageEnd(parsed.text, [], message_stats))
@@ -287,18 +290,29 @@ class Agent:
                     continue
                 return parsed.text  # the user chose to take the reply as the answer
             format_errors = 0
-            content = parsed.text if self.tool_format == "native" else reply.text
+            # A held call stays in the history as written: the note that follows refers to it.
+            native = self.tool_format == "native" and not intent.held
+            content = parsed.text if native else reply.text
             self.session.history.append(assistant_message(content, calls))
             self.session.history[-1].stats = message_stats
             await self._book.save()
-            self._emit(MessageEnd(parsed.text, calls, message_stats))
-            if not calls:
+            answer = shown_to_user(parsed.text, intent) if not calls else parsed.text
+            self._emit(MessageEnd(answer, calls, message_stats))
+            if calls:
+                await self._guard_loops(calls)
+                await self._dispatch(calls, stats, cancel)
+            held_turns = held_turns + 1 if intent.held else 0
+            if (intent.held or (calls and intent.notes)) and not await self._tell(
+                intent.held, intent.notes, held_turns
+            ):
+                return answer  # the user took the reply as the answer
+            if not calls and not intent.held:
+                if intent.notes:
+                    await self._tell([], intent.notes, 0)
                 self._context_update()
                 if self._queues.has_steers:
                     continue
-                return parsed.text
-            await self._guard_loops(calls)
-            await self._dispatch(calls, stats, cancel)
+                return answer
             self._context_update(
                 self.context.assemble(self.session.history, self._book.pinned).tokens
             )
@@ -363,30 +377,21 @@ class Agent:
             raise Stop("error", f"model error: {error.message} — {error.suggestion}")
 
     async def _reprompt(self, raw: str, parsed: ParsedReply, count: int) -> bool:
-        """Ask the model again with what was wrong; False when the user chose to skip (the
-        reply stands as the answer). After ``FORMAT_ERROR_LIMIT`` in a row the user decides."""
-        errors = [e.message for e in parsed.errors] or [
-            "the reply was empty: answer in text or call a tool"
-        ]
-        if count >= FORMAT_ERROR_LIMIT:
-            message = f"the model wrote {count} unreadable tool calls in a row; last: {errors[0]}"
-            choice = await self._ask(AgentError("parse", message))
-            if choice == "abort":
-                raise Stop("error", message)
-            if choice == "skip":
-                self.session.history.append(assistant_message(parsed.text or raw, []))
-                await self._book.save()
-                return False
-        self.session.history.append(assistant_message(raw, []))
+        wanted = {self.tools.resolve_name(e.tool or "") for e in parsed.errors}
         schemas = [
             f"{spec.name}: {json.dumps(spec.parameters)}"
             for spec in self._specs
-            if spec.name in {self.tools.resolve_name(e.tool or "") for e in parsed.errors}
+            if spec.name in wanted
         ]
-        prompt = format_reprompt(errors, schemas, self.tool_format)
-        self.session.history.append(user_message(prompt, kind="error"))
-        await self._book.save()
-        return True
+        return await self._feedback.reprompt(raw, parsed, count, schemas, self.tool_format)
+
+    def _read_only(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is None or tool.read_only  # an unknown name only fails, changing nothing
+
+    async def _tell(self, held: list[ToolCall], notes: list[str], held_turns: int) -> bool:
+        native = self.tool_format == "native"
+        return await self._feedback.tell(held, notes, held_turns, native)
 
     async def _guard_loops(self, calls: list[ToolCall]) -> None:
         for call in calls:
