@@ -40,17 +40,35 @@ class SessionArchive:
             raise SessionsUnavailable(str(error)) from None
         try:
             yield cls(store, root)
+        except StoreError as error:  # damage met inside the block: the message says the fix
+            raise SessionsUnavailable(str(error)) from None
         finally:
             store.close()
+
+    def notices(self) -> list[str]:
+        """What the store has to tell (sessions in damaged pages skipped, …)."""
+        return list(getattr(self.store, "notices", []))
 
     def ids(self) -> list[str]:
         return self.store.list_sessions()
 
-    def sessions(self, current: str | None = None) -> list[SessionInfo]:
-        """Every readable session, in the store's order (oldest first)."""
+    def sessions(
+        self, current: str | None = None, *, include_damaged: bool = False
+    ) -> list[SessionInfo]:
+        """Every readable session, in the store's order (oldest first). Each is read on its
+        own: one that cannot be read is skipped, or listed as ``damaged`` (with what to do)
+        when ``include_damaged``."""
+        from ipuaro.store.protocol import StoreError
+
         infos: list[SessionInfo] = []
         for session_id in self.store.list_sessions():
-            session = self.store.load_session(session_id)
+            try:
+                session = self.store.load_session(session_id)
+            except StoreError as error:
+                if include_damaged:
+                    info = SessionInfo(session_id, None, 0, None, 0.0, 0.0, damaged=str(error))
+                    infos.append(info)
+                continue
             if session is None:
                 continue
             infos.append(
@@ -67,7 +85,14 @@ class SessionArchive:
         return infos
 
     def load(self, session_id: str) -> Session:
-        session = self.store.load_session(session_id)
+        """The stored session; ``SessionMissing`` when there is none, ``SessionsUnavailable``
+        (naming it and what to do) when it is damaged."""
+        from ipuaro.store.protocol import StoreError
+
+        try:
+            session = self.store.load_session(session_id)
+        except StoreError as error:
+            raise SessionsUnavailable(f"session {session_id} cannot be read: {error}") from None
         if session is None:
             known = self.store.list_sessions()
             hint = f"known: {', '.join(known[-5:])}" if known else "this project has no sessions"
@@ -75,7 +100,8 @@ class SessionArchive:
         return session
 
     def delete(self, session_id: str, current: str | None = None) -> DeleteOutcome:
-        """Delete a session and its undo/redo stacks (never the ``current`` one)."""
+        """Delete a session and its undo/redo stacks (never the ``current`` one); a damaged
+        session is deleted without being read."""
         if session_id == current:
             return "current"
         if not self.store.delete_session(session_id):

@@ -49,6 +49,7 @@ from ipuaro.store.shared import (
     folder_of,
     path_range,
 )
+from ipuaro.store.sqlite_damage import damaged_sessions_in, rows_by_rowid
 from ipuaro.store.sqlite_repair import (
     REPAIR_HINT,
     Integrity,
@@ -104,6 +105,13 @@ class SqliteStore:
         integrity = check_integrity(path) if path.is_file() else Integrity()
         if integrity.damaged:
             return cls._recover(path, project_name, integrity.problems[0])
+        # Sound pages can still hold a session that does not decode (one flipped byte in its
+        # text): salvage the others into a fresh file rather than keep the bad row.
+        bad = damaged_sessions_in(path) if path.is_file() else []
+        if bad:
+            return cls._recover(
+                path, project_name, f"session {bad[0].session_id}: {bad[0].problem}"
+            )
         try:
             store = cls(path, project_name)
         except StoreError as err:
@@ -145,6 +153,11 @@ class SqliteStore:
     def _failure(self, err: sqlite3.Error, action: str) -> StoreError:
         if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
             return locked(self.path, action)
+        if "Could not decode to UTF-8" in str(err):
+            return CorruptRecord(
+                f"SQLite store {self.path} failed while {action}: a stored text is not UTF-8 "
+                f"({first_line(err)}); {REPAIR_HINT}"
+            )
         if is_damage(err):
             return StoreError(
                 f"SQLite store {self.path} failed while {action}: {err}; {REPAIR_HINT}"
@@ -193,7 +206,10 @@ class SqliteStore:
 
     def _corrupt_message(self, table: str, key: str, err: Exception) -> str:
         if table in ("sessions", "undo", "input_history"):
-            fix = f"delete the session with `ipuaro sessions delete {key}`"
+            fix = (
+                f"delete the session with `ipuaro sessions delete {key}` (the others are "
+                "unaffected)"
+            )
         else:
             fix = REBUILD_HINT
         return f"{self.path}: {table}[{key!r}] does not decode ({first_line(err)}); {fix}"
@@ -447,16 +463,40 @@ class SqliteStore:
             )
 
     def load_session(self, session_id: str) -> Session | None:
+        # Bytes, decoded here: a stored text that is not UTF-8 is this session's damage, named
+        # as such, not a failure of the whole read.
         with self._read("loading a session") as conn:
-            row = conn.execute("SELECT json FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return None if row is None else self._decode(Session, row[0], "sessions", session_id)
+            row = conn.execute(
+                "SELECT CAST(json AS BLOB) FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            text = bytes(row[0]).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise CorruptRecord(self._corrupt_message("sessions", session_id, err)) from err
+        return self._decode(Session, text, "sessions", session_id)
 
     def list_sessions(self) -> list[str]:
-        with self._read("listing sessions") as conn:
-            rows = conn.execute(
-                "SELECT id FROM sessions WHERE project = ? ORDER BY seq", (self.project_name,)
-            ).fetchall()
-        return [row[0] for row in rows]
+        try:
+            with self._read("listing sessions") as conn:
+                rows = conn.execute(
+                    "SELECT id FROM sessions WHERE project = ? ORDER BY seq", (self.project_name,)
+                ).fetchall()
+            return [row[0] for row in rows]
+        except StoreError as err:
+            cause = err.__cause__
+            if not (isinstance(cause, sqlite3.Error) and is_damage(cause)):
+                raise
+        # A damaged page of the sessions table: list what can be read around it.
+        with self._lock:
+            found, errors = rows_by_rowid(
+                self._conn, "id, seq", "sessions", "WHERE project = ?", (self.project_name,)
+            )
+        notice = f"some sessions of {self.path} lie in damaged pages ({errors[0]}); {REPAIR_HINT}"
+        if notice not in self.notices:
+            self.notices.append(notice)
+        return [str(row[1]) for row in sorted(found, key=lambda row: int(str(row[2])))]
 
     def delete_session(self, session_id: str) -> bool:
         with self._write("deleting a session") as conn:
