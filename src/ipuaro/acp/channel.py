@@ -26,6 +26,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
 
+from ipuaro.domain.textcheck import unicode_problem, value_problem
+
 LINE_LIMIT = 50 * 1024 * 1024
 """One JSON-RPC line may carry a whole file (embedded context); the default 64 KiB is too small."""
 EOF_GRACE_S = 10.0
@@ -52,53 +54,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _unicode_problem(text: str) -> str | None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return (
-            f"holds an unpaired UTF-16 surrogate ({text[error.start]!r} at character "
-            f"{error.start}), which is not valid Unicode; send UTF-8 text"
-        )
-    return None
-
-
-def _where(path: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "the message"
-
-
-def value_problem(value: Any, path: tuple[str | int, ...] = ()) -> str | None:
-    """What makes ``value`` (parsed JSON) unfit to pass on, naming where; None when fit.
-    Iterative, so a message as deep as the parser allows cannot exhaust the stack here."""
-    pending: list[tuple[Any, tuple[str | int, ...]]] = [(value, path)]
-    while pending:
-        item, where = pending.pop()
-        if len(where) - len(path) > MAX_DEPTH:
-            return f"{_where(where)} nests lists or objects deeper than {MAX_DEPTH} levels"
-        if isinstance(item, str):
-            problem = _unicode_problem(item)
-            if problem is not None:
-                return f"{_where(where)} {problem}"
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                problem = _unicode_problem(key)
-                if problem is not None:
-                    return f"a key in {_where(where)} {problem}"
-                pending.append((child, (*where, key)))
-        elif isinstance(item, list):
-            pending.extend((child, (*where, index)) for index, child in enumerate(item))
-    return None
-
-
 def valid_id(message: dict[str, Any]) -> bool:
     request_id = message.get("id")
     return request_id is None or (
         isinstance(request_id, str | int)
         and not isinstance(request_id, bool)
-        and _unicode_problem(str(request_id)) is None
+        and unicode_problem(str(request_id)) is None
     )
 
 
@@ -110,13 +71,13 @@ def message_problem(message: dict[str, Any]) -> tuple[int, str] | None:
     if "method" in message:
         if not isinstance(method, str):
             return INVALID_REQUEST, "'method' must be a string"
-        problem = _unicode_problem(method)
+        problem = unicode_problem(method)
         if problem is not None:
             return INVALID_REQUEST, f"the method name {problem}"
         params = message.get("params")
         if params is not None and not isinstance(params, dict | list):
             return INVALID_PARAMS, f"{method}: 'params' must be an object"
-        problem = value_problem(params, ("params",))
+        problem = value_problem(params, MAX_DEPTH, ("params",))
         if problem is not None:
             return INVALID_PARAMS, f"{method}: {problem}"
         return None
@@ -127,7 +88,8 @@ def message_problem(message: dict[str, Any]) -> tuple[int, str] | None:
         isinstance(error, dict) and isinstance(error.get("code", 0), int)
     ):
         return INVALID_REQUEST, "a response's 'error' must be an object with an integer 'code'"
-    problem = value_problem(message.get("result"), ("result",)) or value_problem(error, ("error",))
+    problem = value_problem(message.get("result"), MAX_DEPTH, ("result",))
+    problem = problem or value_problem(error, MAX_DEPTH, ("error",))
     return None if problem is None else (INVALID_REQUEST, problem)
 
 

@@ -176,6 +176,13 @@ def import_(project: Path | None, source: Path, new_id: bool) -> None:
         text = source.read_text(encoding="utf-8")
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror}", EXIT_ERROR)
+    except UnicodeDecodeError as error:
+        line = source.read_bytes()[: error.start].count(b"\n") + 1
+        fail(
+            f"{source} is not UTF-8 text (line {line}, byte {error.start}): a session export "
+            "is UTF-8 JSONL; nothing was imported",
+            EXIT_ERROR,
+        )
     with _archive(project) as archive:
         try:
             report = archive.import_text(text, new_id=new_id, source=str(source))

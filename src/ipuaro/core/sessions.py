@@ -6,6 +6,7 @@ same operations for its open store.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -126,6 +127,7 @@ class SessionArchive:
         """Store a JSONL export; ``new_id`` keeps both copies when the id is taken."""
         from ipuaro.agent.sessions.jsonl import JsonlError, import_text
         from ipuaro.agent.sessions.keeper import new_session_id
+        from ipuaro.store.protocol import StoreError
 
         try:
             imported = import_text(text)
@@ -140,12 +142,18 @@ class SessionArchive:
                 f"session {session.id} already exists here; delete it first or import with --new-id"
             )
         session.project_name = store.project_name
-        store.save_session(session)
-        limit = max(1, len(imported.undo), len(imported.redo))
-        for entry in imported.undo:
-            store.push_undo(session.id, entry, limit, "undo")
-        for entry in imported.redo:
-            store.push_undo(session.id, entry, limit, "redo")
-        for line in session.input_history:
-            store.append_input_history(session.id, line)
+        try:
+            store.save_session(session)
+            limit = max(1, len(imported.undo), len(imported.redo))
+            for entry in imported.undo:
+                store.push_undo(session.id, entry, limit, "undo")
+            for entry in imported.redo:
+                store.push_undo(session.id, entry, limit, "redo")
+            for line in session.input_history:
+                store.append_input_history(session.id, line)
+        except (StoreError, ValueError) as error:
+            # Nothing half-way: the session goes with its undo stacks and input history.
+            with contextlib.suppress(StoreError):
+                store.delete_session(session.id)
+            raise SessionsUnavailable(f"{source or 'the file'}: not imported ({error})") from None
         return ImportReport(session.id, len(session.history), tuple(sorted(imported.skipped_types)))
