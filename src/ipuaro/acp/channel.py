@@ -19,12 +19,16 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import stat
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, Protocol
+
+from acp.schema import CancelNotification
+from pydantic import BaseModel, ValidationError
 
 from ipuaro.domain.textcheck import unicode_problem, value_problem
 
@@ -54,6 +58,19 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: the SDK's int() of it raises OverflowError
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+NOTIFICATIONS: dict[str, type[BaseModel]] = {"session/cancel": CancelNotification}
+"""The notifications a client sends an agent, with their params. The SDK logs a traceback for
+any notification it cannot handle (there is no answer to carry the error), so the others are
+dropped here with a warning instead."""
+
+
 def valid_id(message: dict[str, Any]) -> bool:
     request_id = message.get("id")
     return request_id is None or (
@@ -80,6 +97,8 @@ def message_problem(message: dict[str, Any]) -> tuple[int, str] | None:
         problem = value_problem(params, MAX_DEPTH, ("params",))
         if problem is not None:
             return INVALID_PARAMS, f"{method}: {problem}"
+        if "id" not in message:
+            return _notification_problem(method, params)
         return None
     if "id" not in message or ("result" not in message and "error" not in message):
         return INVALID_REQUEST, "a message needs a 'method' (request) or an 'id' and a result"
@@ -91,6 +110,19 @@ def message_problem(message: dict[str, Any]) -> tuple[int, str] | None:
     problem = value_problem(message.get("result"), MAX_DEPTH, ("result",))
     problem = problem or value_problem(error, MAX_DEPTH, ("error",))
     return None if problem is None else (INVALID_REQUEST, problem)
+
+
+def _notification_problem(method: str, params: Any) -> tuple[int, str] | None:
+    shape = NOTIFICATIONS.get(method)
+    if shape is None:
+        return INVALID_REQUEST, f"no notification {method!r} (the client sends session/cancel)"
+    try:
+        shape.model_validate(params)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "params"
+        return INVALID_PARAMS, f"{method}: {where}: {first['msg']}"
+    return None
 
 
 class Writer(Protocol):
@@ -162,7 +194,7 @@ class LineTransport:
             if not line.strip():
                 continue
             try:
-                message = json.loads(line, parse_constant=_reject_constant)
+                message = json.loads(line, parse_constant=_reject_constant, parse_float=_finite)
             except ValueError as error:
                 await self._error(PARSE_ERROR, f"the line is not JSON: {error}")
                 continue
@@ -181,6 +213,9 @@ class LineTransport:
             refused = message_problem(message)
             if refused is not None:
                 code, text = refused
+                if "method" in message and "id" not in message:
+                    log.warning("bad notification dropped: %s", text)  # never answered
+                    continue
                 answer_to = message.get("id") if valid_id(message) else None
                 await self._error(code, text, answer_to if "method" in message else None)
                 continue
