@@ -1,8 +1,8 @@
 """One bad byte in one stored session, as a user meets it through the real CLI on a real SQLite
-file: the other sessions still list, show, export and resume; the damaged one is listed as
-damaged with what to do, can be deleted, and ``doctor`` names it. A damaged file header (which
-hides every page from SQLite) no longer loses the sessions: ``--rebuild`` reads them through a
-copy with a rebuilt header."""
+file (and one bad value in one session key of a real redis-server): the other sessions still
+list, show, export and resume; the damaged one is listed as damaged with what to do, can be
+deleted, and ``doctor`` names it. A damaged file header (which hides every page from SQLite) no
+longer loses the sessions: ``--rebuild`` reads them through a copy with a rebuilt header."""
 
 from __future__ import annotations
 
@@ -11,14 +11,19 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import redis
 from click.testing import CliRunner
 
 from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.cli.main import cli
 from ipuaro.config.schema import SessionConfig
+from ipuaro.core.sessions import SessionArchive
 from ipuaro.domain import ChatMessage, Session
 from ipuaro.store.naming import default_database, project_id
 from ipuaro.store.sqlite import SqliteStore
+
+from .conftest import PROJECT, RedisServer
+from .samples import full_session
 
 COUNT = 17
 DAMAGED = 7
@@ -176,3 +181,37 @@ def test_rebuild_salvages_every_session_from_a_file_whose_header_is_damaged(
     assert code == 0 and len(out.splitlines()) == COUNT and "DAMAGED" not in out
     code, out, _ = sessions(project, "show", session_id(DAMAGED))
     assert code == 0 and f"question number {DAMAGED}:" in out
+
+
+@pytest.mark.redis
+def test_redis_one_bad_value_in_one_session_leaves_the_others_usable(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    store = redis_server.store()
+    try:
+        for number in range(5):
+            session = full_session(session_id(number), PROJECT)
+            session.last_activity_at += number
+            store.save_session(session)
+        raw = redis.Redis(port=redis_server.port)
+        try:  # one byte of one session's history is no longer UTF-8
+            history = raw.hget(f"session:{session_id(4)}:data", "history")
+            assert isinstance(history, bytes)
+            raw.hset(f"session:{session_id(4)}:data", "history", history.replace(b"a", b"\xe1", 1))
+        finally:
+            raw.close()
+        archive = SessionArchive(store, tmp_path)
+        infos = archive.sessions(include_damaged=True)
+        assert [i.id for i in infos if i.damaged is None] == [session_id(n) for n in range(4)]
+        damaged = [i for i in infos if i.damaged is not None]
+        assert [i.id for i in damaged] == [session_id(4)]
+        assert "ipuaro sessions delete" in str(damaged[0].damaged)
+        assert archive.export(session_id(1))[0].startswith('{"type": "header"')
+        keeper = SessionKeeper(store, SessionConfig())
+        resumed = keeper.resume_or_create(None)
+        assert resumed.id == session_id(3)  # the newest readable one
+        assert session_id(4) in keeper.notices[0]
+        assert archive.delete(session_id(4)) == "deleted"
+        assert all(i.damaged is None for i in archive.sessions(include_damaged=True))
+    finally:
+        store.close()
