@@ -215,3 +215,31 @@ def test_redis_one_bad_value_in_one_session_leaves_the_others_usable(
         assert all(i.damaged is None for i in archive.sessions(include_damaged=True))
     finally:
         store.close()
+
+
+def test_a_damaged_page_of_the_sessions_table_hides_only_the_sessions_on_it(
+    project: Path,
+) -> None:
+    db = default_database(project)
+    with sqlite3.connect(db) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sessions'").fetchone()
+    data = bytearray(db.read_bytes())
+    start = (root[0] - 1) * page_size
+    assert data[start] == 0x05, "the sessions table spans several leaf pages"
+    first_cell = int.from_bytes(data[start + 12 : start + 14], "big")
+    leaf = int.from_bytes(data[start + first_cell : start + first_cell + 4], "big")
+    data[(leaf - 1) * page_size] = 0x00  # the first leaf's page type: no longer a b-tree page
+    db.write_bytes(bytes(data))
+
+    code, out, err = sessions(project, "list")
+    assert code == 0, err
+    listed = [line.split()[0] for line in out.splitlines()]
+    assert 0 < len(listed) < COUNT and session_id(COUNT - 1) in listed
+    assert "damaged pages" in err and "ipuaro index --rebuild" in err
+    code, out, _ = sessions(project, "show", listed[0])
+    assert code == 0 and "question number" in out
+
+    rebuilt = CliRunner().invoke(cli, ["index", "--rebuild", str(project)])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert f"Saved: {len(listed)} session(s)" in rebuilt.output

@@ -490,13 +490,13 @@ class SqliteStore:
                 raise
         # A damaged page of the sessions table: list what can be read around it.
         with self._lock:
-            found, errors = rows_by_rowid(
-                self._conn, "id, seq", "sessions", "WHERE project = ?", (self.project_name,)
-            )
+            # No WHERE: the scan must walk the table's own B-tree, not an index on project.
+            found, errors = rows_by_rowid(self._conn, "id, seq, project", "sessions")
         notice = f"some sessions of {self.path} lie in damaged pages ({errors[0]}); {REPAIR_HINT}"
         if notice not in self.notices:
             self.notices.append(notice)
-        return [str(row[1]) for row in sorted(found, key=lambda row: int(str(row[2])))]
+        mine = [row for row in found if row[3] == self.project_name]
+        return [str(row[1]) for row in sorted(mine, key=lambda row: int(str(row[2])))]
 
     def delete_session(self, session_id: str) -> bool:
         with self._write("deleting a session") as conn:

@@ -44,21 +44,19 @@ def read_only(path: Path) -> sqlite3.Connection:
 
 
 def rows_by_rowid(
-    conn: sqlite3.Connection,
-    select: str,
-    table: str,
-    where: str = "",
-    args: tuple[object, ...] = (),
+    conn: sqlite3.Connection, select: str, table: str
 ) -> tuple[list[tuple[object, ...]], list[str]]:
-    """Every readable row of ``SELECT rowid, {select} FROM {table} {where}``: forwards by rowid
-    until a read fails, then backwards from the far end until a read fails or the rows meet.
-    Returns the rows (rowid first, in rowid order) and the read errors met."""
+    """Every readable row of ``SELECT rowid, {select} FROM {table}``: forwards by rowid until a
+    read fails, then backwards from the far end until a read fails or the rows meet. Returns
+    the rows (rowid first, in rowid order) and the read errors met. No WHERE clause on
+    purpose: the scan must walk the table's own B-tree, never an index that leads into the
+    damaged page from anywhere."""
     rows: dict[object, tuple[object, ...]] = {}
     errors: list[str] = []
     for order in ("ASC", "DESC"):
         failures = len(errors)
-        sql = f"SELECT rowid, {select} FROM {table} {where} ORDER BY rowid {order}"
-        for row in _scan(conn, sql, args, errors):
+        sql = f"SELECT rowid, {select} FROM {table} ORDER BY rowid {order}"
+        for row in _scan(conn, sql, errors):
             if row[0] in rows:
                 break
             rows[row[0]] = row
@@ -67,11 +65,9 @@ def rows_by_rowid(
     return [rows[key] for key in sorted(rows, key=lambda k: int(str(k)))], errors
 
 
-def _scan(
-    conn: sqlite3.Connection, sql: str, args: tuple[object, ...], errors: list[str]
-) -> Iterator[tuple[object, ...]]:
+def _scan(conn: sqlite3.Connection, sql: str, errors: list[str]) -> Iterator[tuple[object, ...]]:
     try:
-        cursor = conn.execute(sql, args)
+        cursor = conn.execute(sql)
         while (row := cursor.fetchone()) is not None:
             yield tuple(row)
     except sqlite3.DatabaseError as err:
