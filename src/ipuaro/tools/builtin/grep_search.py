@@ -28,7 +28,9 @@ from ipuaro.tools.limits import MAX_GREP_MATCHES, clip_line
 BATCH = 256
 """Files fetched from the store per round trip."""
 SEARCH_SECONDS = 5.0
-"""How long matching may take over all files before the search stops with an error."""
+"""How long matching may take over all files before the search stops with an error. Each
+match call gets what is left as ``regex``'s ``timeout``, which counts the process's CPU time:
+under heavy load the wall time to the answer is longer."""
 _REGEX_HINT = regex.compile(r"[\\^$|()\[\]+*?{}]")
 
 
