@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import math
+import os
 import tracemalloc
 from typing import Any, cast
 
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 from ipuaro.acp.channel import LineTransport
 from ipuaro.acp.server import IpuaroAcpAgent
 
-EXAMPLES = 150
+EXAMPLES = int(os.environ.get("IPUARO_FUZZ_EXAMPLES", "150"))
 HANG_GUARD_S = 30.0
 """Only a hang trips this: a fuzzed batch is answered in milliseconds."""
 MEMORY_BOUND = 64 * 1024 * 1024

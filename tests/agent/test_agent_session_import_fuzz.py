@@ -7,6 +7,7 @@ line and leaves the store exactly as it was; nothing else is raised, memory stay
 from __future__ import annotations
 
 import json
+import os
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from ipuaro.core.errors import SessionsUnavailable
 from ipuaro.core.sessions import SessionArchive
 from ipuaro.store.sqlite import SqliteStore
 
-EXAMPLES = 200
+EXAMPLES = int(os.environ.get("IPUARO_FUZZ_EXAMPLES", "200"))
 MEMORY_BOUND = 64 * 1024 * 1024
 
 GOOD: list[dict[str, Any]] = [
