@@ -75,6 +75,8 @@ class _Search:
         searched = 0
         for start in range(0, len(self.candidates), BATCH):
             batch = self.candidates[start : start + BATCH]
+            if self.stop.is_set():  # cancelled: the store may be closing under us
+                return
             files = self.ctx.store.get_files(batch)
             for path in batch:
                 if self.stop.is_set():
