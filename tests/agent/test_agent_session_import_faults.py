@@ -6,6 +6,7 @@ project's sessions are exactly what they were before (a real SQLite file through
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -117,4 +118,12 @@ def test_a_store_failing_half_way_leaves_nothing_behind(project: Path, tmp_path:
         )
     code, out = invoke("import", str(source), "--project", str(project))
     assert code == 1 and "not imported" in out and "no room" in out, out
+    assert listed(project) == []
+
+
+def test_a_fifo_is_refused_instead_of_blocking(project: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "export.jsonl"
+    os.mkfifo(fifo)  # nobody writes: reading it would block for ever
+    code, out = invoke("import", str(fifo), "--project", str(project))
+    assert code == 1 and "is not a regular file" in out
     assert listed(project) == []

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ipuaro.domain import Session
 
 EXIT_ERROR = 1
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+"""A session export larger than this is refused before it is read (memory stays bounded)."""
 
 
 @contextmanager
@@ -173,6 +175,15 @@ def export(
 @click.option("--new-id", is_flag=True, help="Give the session a fresh id (keeps both copies).")
 def import_(project: Path | None, source: Path, new_id: bool) -> None:
     try:
+        if not source.is_file():  # a FIFO or a device would block or never end
+            fail(f"{source} is not a regular file; give a JSONL export", EXIT_ERROR)
+        size = source.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            fail(
+                f"{source} is {size:,} bytes; a session export is at most "
+                f"{MAX_IMPORT_BYTES:,} bytes (nothing was imported)",
+                EXIT_ERROR,
+            )
         text = source.read_text(encoding="utf-8")
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror}", EXIT_ERROR)
