@@ -163,7 +163,8 @@ def test_sqlite_file_that_is_not_a_database(
     store = lines_by_check(result)["store"]
     assert store.startswith(f"✗ store: SQLite file {bogus} cannot be opened (")
     # A damaged file is fixed by rebuilding the index, not by moving the data dir.
-    assert "fix: run `ipuaro index --rebuild` to recreate it" in store
+    assert "run `ipuaro index --rebuild`" in store
+    assert ".corrupt-" in store  # the name rebuild gives the kept file
 
 
 def test_existing_sqlite_database_is_writable(

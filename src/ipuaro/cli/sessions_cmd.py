@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ipuaro.domain import Session
 
 EXIT_ERROR = 1
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+"""A session export larger than this is refused before it is read (memory stays bounded)."""
 
 
 @contextmanager
@@ -29,14 +31,16 @@ def _archive(project: Path | None) -> Iterator[SessionArchive]:
     try:
         with SessionArchive.opened(root, config) as archive:
             yield archive
-    except SessionsUnavailable as error:
+            for notice in archive.notices():
+                click.echo(f"ipuaro: warning: {notice}", err=True)
+    except SessionsUnavailable as error:  # the store, or a session, is damaged or unreachable
         fail(str(error), EXIT_ERROR)
 
 
 def _load(archive: SessionArchive, session_id: str) -> Session:
     try:
         return archive.load(session_id)
-    except SessionMissing as error:
+    except (SessionMissing, SessionsUnavailable) as error:
         fail(str(error), EXIT_ERROR)
 
 
@@ -62,10 +66,10 @@ def command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
 def list_sessions(project: Path | None, as_json: bool) -> None:
     with _archive(project) as archive:
-        sessions = archive.sessions()
+        sessions = archive.sessions(include_damaged=True)
     sessions.sort(key=lambda s: s.last_activity_at)
     if as_json:
-        rows = [
+        rows: list[dict[str, object]] = [
             {
                 "id": s.id,
                 "title": s.title,
@@ -74,6 +78,8 @@ def list_sessions(project: Path | None, as_json: bool) -> None:
                 "createdAt": s.created_at,
                 "lastActivityAt": s.last_activity_at,
             }
+            if s.damaged is None
+            else {"id": s.id, "damaged": s.damaged}
             for s in sessions
         ]
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -82,6 +88,9 @@ def list_sessions(project: Path | None, as_json: bool) -> None:
         click.echo("no sessions yet: `ipuaro` or `ipuaro run -p …` starts one")
         return
     for session in sessions:
+        if session.damaged is not None:
+            click.echo(f"{session.id}  DAMAGED: {session.damaged}")
+            continue
         title = (session.title or "(empty)")[:60]
         click.echo(
             f"{session.id}  {_when(session.last_activity_at)}  {session.messages:>4} msgs  {title}"
@@ -120,8 +129,9 @@ def show(project: Path | None, session_id: str) -> None:
 @click.argument("session_id")
 def delete(project: Path | None, session_id: str) -> None:
     with _archive(project) as archive:
-        _load(archive, session_id)
-        archive.delete(session_id)
+        # Not loaded first: a damaged session must be deletable too.
+        if archive.delete(session_id) == "missing":
+            _load(archive, session_id)  # says which sessions there are
     click.echo(f"deleted session {session_id}")
 
 
@@ -165,9 +175,25 @@ def export(
 @click.option("--new-id", is_flag=True, help="Give the session a fresh id (keeps both copies).")
 def import_(project: Path | None, source: Path, new_id: bool) -> None:
     try:
+        if not source.is_file():  # a FIFO or a device would block or never end
+            fail(f"{source} is not a regular file; give a JSONL export", EXIT_ERROR)
+        size = source.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            fail(
+                f"{source} is {size:,} bytes; a session export is at most "
+                f"{MAX_IMPORT_BYTES:,} bytes (nothing was imported)",
+                EXIT_ERROR,
+            )
         text = source.read_text(encoding="utf-8")
     except OSError as error:
         fail(f"cannot read {source}: {error.strerror}", EXIT_ERROR)
+    except UnicodeDecodeError as error:
+        line = source.read_bytes()[: error.start].count(b"\n") + 1
+        fail(
+            f"{source} is not UTF-8 text (line {line}, byte {error.start}): a session export "
+            "is UTF-8 JSONL; nothing was imported",
+            EXIT_ERROR,
+        )
     with _archive(project) as archive:
         try:
             report = archive.import_text(text, new_id=new_id, source=str(source))

@@ -97,11 +97,12 @@ def check_sqlite(path: Path) -> CheckResult:
         except sqlite3.Error as error:
             # Locked or unreadable: the place is wrong. Anything else: the file is damaged or
             # not ours, and the index (rebuilt from the code) is what the user wants back.
+            from ipuaro.store.sqlite_repair import REPAIR_HINT
+
             fix = (
                 _store_fix()
                 if isinstance(error, sqlite3.OperationalError)
-                else "run `ipuaro index --rebuild` to recreate it (the old file is kept as "
-                ".bak), or set store.path elsewhere if the file is yours"
+                else f"{REPAIR_HINT}; or set store.path elsewhere if the file is yours"
             )
             return CheckResult(name, False, f"SQLite file {path} cannot be opened ({error})", fix)
         from ipuaro.store.sqlite_repair import REPAIR_HINT, check_integrity
@@ -114,6 +115,19 @@ def check_sqlite(path: Path) -> CheckResult:
                 False,
                 f"SQLite file {path} is damaged: {integrity.problems[0]}{more}",
                 REPAIR_HINT,
+            )
+        from ipuaro.store.sqlite_damage import damaged_sessions_in
+
+        # quick_check proves the pages sound, not that each session in them still decodes.
+        bad = damaged_sessions_in(path)
+        if bad:
+            names = ", ".join(b.session_id for b in bad[:5]) + (" …" if len(bad) > 5 else "")
+            return CheckResult(
+                name,
+                False,
+                f"SQLite file {path}: {len(bad)} damaged session(s): {names} "
+                f"({bad[0].problem}); the others are readable",
+                f"`ipuaro sessions delete ID` removes one, or {REPAIR_HINT}",
             )
         checked = "integrity checked" if integrity.finished else "integrity check cut short"
         return CheckResult(name, True, f"SQLite {path} (writable, {checked})")

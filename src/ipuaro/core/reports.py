@@ -61,6 +61,9 @@ class SessionInfo:
     created_at: float
     last_activity_at: float
     current: bool = False
+    damaged: str | None = None
+    """Why the stored session cannot be read (what to do included); the other fields are then
+    placeholders."""
 
 
 DeleteOutcome = Literal["deleted", "current", "missing"]

@@ -6,6 +6,7 @@ same operations for its open store.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,17 +41,35 @@ class SessionArchive:
             raise SessionsUnavailable(str(error)) from None
         try:
             yield cls(store, root)
+        except StoreError as error:  # damage met inside the block: the message says the fix
+            raise SessionsUnavailable(str(error)) from None
         finally:
             store.close()
+
+    def notices(self) -> list[str]:
+        """What the store has to tell (sessions in damaged pages skipped, …)."""
+        return list(getattr(self.store, "notices", []))
 
     def ids(self) -> list[str]:
         return self.store.list_sessions()
 
-    def sessions(self, current: str | None = None) -> list[SessionInfo]:
-        """Every readable session, in the store's order (oldest first)."""
+    def sessions(
+        self, current: str | None = None, *, include_damaged: bool = False
+    ) -> list[SessionInfo]:
+        """Every readable session, in the store's order (oldest first). Each is read on its
+        own: one that cannot be read is skipped, or listed as ``damaged`` (with what to do)
+        when ``include_damaged``."""
+        from ipuaro.store.protocol import StoreError
+
         infos: list[SessionInfo] = []
         for session_id in self.store.list_sessions():
-            session = self.store.load_session(session_id)
+            try:
+                session = self.store.load_session(session_id)
+            except StoreError as error:
+                if include_damaged:
+                    info = SessionInfo(session_id, None, 0, None, 0.0, 0.0, damaged=str(error))
+                    infos.append(info)
+                continue
             if session is None:
                 continue
             infos.append(
@@ -67,7 +86,14 @@ class SessionArchive:
         return infos
 
     def load(self, session_id: str) -> Session:
-        session = self.store.load_session(session_id)
+        """The stored session; ``SessionMissing`` when there is none, ``SessionsUnavailable``
+        (naming it and what to do) when it is damaged."""
+        from ipuaro.store.protocol import StoreError
+
+        try:
+            session = self.store.load_session(session_id)
+        except StoreError as error:
+            raise SessionsUnavailable(f"session {session_id} cannot be read: {error}") from None
         if session is None:
             known = self.store.list_sessions()
             hint = f"known: {', '.join(known[-5:])}" if known else "this project has no sessions"
@@ -75,7 +101,8 @@ class SessionArchive:
         return session
 
     def delete(self, session_id: str, current: str | None = None) -> DeleteOutcome:
-        """Delete a session and its undo/redo stacks (never the ``current`` one)."""
+        """Delete a session and its undo/redo stacks (never the ``current`` one); a damaged
+        session is deleted without being read."""
         if session_id == current:
             return "current"
         if not self.store.delete_session(session_id):
@@ -100,6 +127,7 @@ class SessionArchive:
         """Store a JSONL export; ``new_id`` keeps both copies when the id is taken."""
         from ipuaro.agent.sessions.jsonl import JsonlError, import_text
         from ipuaro.agent.sessions.keeper import new_session_id
+        from ipuaro.store.protocol import StoreError
 
         try:
             imported = import_text(text)
@@ -114,12 +142,18 @@ class SessionArchive:
                 f"session {session.id} already exists here; delete it first or import with --new-id"
             )
         session.project_name = store.project_name
-        store.save_session(session)
-        limit = max(1, len(imported.undo), len(imported.redo))
-        for entry in imported.undo:
-            store.push_undo(session.id, entry, limit, "undo")
-        for entry in imported.redo:
-            store.push_undo(session.id, entry, limit, "redo")
-        for line in session.input_history:
-            store.append_input_history(session.id, line)
+        try:
+            store.save_session(session)
+            limit = max(1, len(imported.undo), len(imported.redo))
+            for entry in imported.undo:
+                store.push_undo(session.id, entry, limit, "undo")
+            for entry in imported.redo:
+                store.push_undo(session.id, entry, limit, "redo")
+            for line in session.input_history:
+                store.append_input_history(session.id, line)
+        except (StoreError, ValueError) as error:
+            # Nothing half-way: the session goes with its undo stacks and input history.
+            with contextlib.suppress(StoreError):
+                store.delete_session(session.id)
+            raise SessionsUnavailable(f"{source or 'the file'}: not imported ({error})") from None
         return ImportReport(session.id, len(session.history), tuple(sorted(imported.skipped_types)))

@@ -136,7 +136,7 @@ async def build_app(
         if prompt is not None:  # headless: saved before the first model request, kill or not
             sessions.hold_prompt(session, prompt)
         # Redis: AOF off (a restart loses the index and sessions) is said here, once.
-        warnings: list[str] = list(getattr(store, "notices", []))
+        warnings: list[str] = [*getattr(store, "notices", []), *sessions.notices]
         window = await client.context_window()
         if window.warning:
             warnings.append(window.warning)

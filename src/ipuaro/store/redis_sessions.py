@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import redis
 from pydantic import BaseModel
+from redis.client import NEVER_DECODE
 
 from ipuaro.domain import Session, UndoEntry
 from ipuaro.store.protocol import CorruptRecord, UndoStackName
@@ -24,6 +25,11 @@ M = TypeVar("M", bound=BaseModel)
 
 def text_of(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def undecoded(client: Any, *command: Any) -> Any:
+    """``command``'s reply as bytes, whatever the client's ``decode_responses``."""
+    return client.execute_command(*command, **{NEVER_DECODE: []})
 
 
 class RedisSessions:
@@ -74,13 +80,20 @@ class RedisSessions:
 
     def load_session(self, session_id: str) -> Session | None:
         key = f"session:{session_id}:data"
+        # Bytes, decoded field by field: a value that is not UTF-8 is this session's damage,
+        # named as such (the client's own decoding would fail the read with a traceback).
         with self._guard("loading a session"):
-            stored = self._client.hgetall(key)
+            stored = undecoded(self._client, "HGETALL", key)
         if not stored:
             return None
-        values = {
-            text_of(f): self._loads(text_of(text), key, text_of(f)) for f, text in stored.items()
-        }
+        values: dict[str, Any] = {}
+        for raw_field, raw_text in stored.items():
+            field = raw_field.decode("utf-8", "replace")
+            try:
+                text = raw_text.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise self._corrupt(key, field, err) from err
+            values[field] = self._loads(text, key, field)
         try:
             return Session.model_validate(values)
         except ValueError as err:
@@ -88,13 +101,21 @@ class RedisSessions:
 
     def list_sessions(self) -> list[str]:
         with self._guard("listing sessions"):
-            ids = [text_of(i) for i in self._client.lrange(SESSIONS_LIST, 0, -1)]
+            raw_ids = undecoded(self._client, "LRANGE", SESSIONS_LIST, 0, -1)
+            ids = [raw.decode("utf-8", "replace") for raw in raw_ids]
             with self._client.pipeline(transaction=False) as pipe:
-                for session_id in ids:
-                    pipe.hget(f"session:{session_id}:data", "projectName")
+                for raw in raw_ids:
+                    key = b"session:" + raw + b":data"
+                    undecoded(pipe, "HGET", key, "projectName")
                 owners = pipe.execute()
-        mine = json.dumps(self.project_name)
-        return [i for i, owner in zip(ids, owners, strict=True) if owner == mine]
+        mine = json.dumps(self.project_name).encode()
+        # A session whose id or projectName is not UTF-8 cannot be told apart as this
+        # project's: left out, never failing the list.
+        return [
+            session_id
+            for session_id, raw, owner in zip(ids, raw_ids, owners, strict=True)
+            if owner == mine and session_id.encode() == raw
+        ]
 
     def delete_session(self, session_id: str) -> bool:
         keys = [f"session:{session_id}:{part}" for part in ("data", "undo", "redo", "input")]

@@ -8,15 +8,15 @@ to ``sqlite_schema.BUSY_TIMEOUT_S`` for each other, readers never block thanks t
 
 Layout: ``files``/``asts``/``metas`` hold one JSON document per path (the domain models'
 camelCase JSON); the project-wide indexes are plain rows (``symbols``, ``ref_groups``, ``calls``) so
-look-ups by name or path use SQL indexes.
+look-ups by name or path use SQL indexes. Sessions, undo/redo and input history (what the user
+made, never rebuilt) live in ``sqlite_sessions``; damage in ``sqlite_repair``/``sqlite_damage``.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,25 +30,22 @@ from ipuaro.domain import (
     FileIndexes,
     FileMeta,
     Reference,
-    Session,
     SymbolDef,
-    UndoEntry,
 )
 from ipuaro.store.protocol import (
     ConfigKey,
     CorruptRecord,
     IndexBatch,
     StoreError,
-    UndoStackName,
 )
 from ipuaro.store.shared import (
-    REBUILD_HINT,
     encode_json,
     files_containing,
     first_line,
     folder_of,
     path_range,
 )
+from ipuaro.store.sqlite_damage import damaged_sessions_in
 from ipuaro.store.sqlite_repair import (
     REPAIR_HINT,
     Integrity,
@@ -66,6 +63,7 @@ from ipuaro.store.sqlite_schema import (
     move_aside,
     open_database,
 )
+from ipuaro.store.sqlite_sessions import SqliteSessions
 
 _PATH_TABLES = ("files", "asts", "metas", "symbols", "calls")
 """Tables keyed by path text (``ref_groups`` is keyed by ``indexed.id``)."""
@@ -77,7 +75,7 @@ def _position(reference: Reference) -> tuple[int, int]:
     return reference.line, reference.column
 
 
-class SqliteStore:
+class SqliteStore(SqliteSessions):
     """The :class:`~ipuaro.store.protocol.Store` protocol on one SQLite file."""
 
     def __init__(self, path: Path, project_name: str) -> None:
@@ -104,6 +102,13 @@ class SqliteStore:
         integrity = check_integrity(path) if path.is_file() else Integrity()
         if integrity.damaged:
             return cls._recover(path, project_name, integrity.problems[0])
+        # Sound pages can still hold a session that does not decode (one flipped byte in its
+        # text): salvage the others into a fresh file rather than keep the bad row.
+        bad = damaged_sessions_in(path) if path.is_file() else []
+        if bad:
+            return cls._recover(
+                path, project_name, f"session {bad[0].session_id}: {bad[0].problem}"
+            )
         try:
             store = cls(path, project_name)
         except StoreError as err:
@@ -145,6 +150,11 @@ class SqliteStore:
     def _failure(self, err: sqlite3.Error, action: str) -> StoreError:
         if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
             return locked(self.path, action)
+        if "Could not decode to UTF-8" in str(err):
+            return CorruptRecord(
+                f"SQLite store {self.path} failed while {action}: a stored text is not UTF-8 "
+                f"({first_line(err)}); {REPAIR_HINT}"
+            )
         if is_damage(err):
             return StoreError(
                 f"SQLite store {self.path} failed while {action}: {err}; {REPAIR_HINT}"
@@ -184,25 +194,6 @@ class SqliteStore:
                     self._rollback()
             except sqlite3.Error as err:
                 raise self._failure(err, action) from err
-
-    def _decode(self, model: type[M], text: Any, table: str, key: str) -> M:
-        try:
-            return model.model_validate_json(text)
-        except ValueError as err:
-            raise CorruptRecord(self._corrupt_message(table, key, err)) from err
-
-    def _corrupt_message(self, table: str, key: str, err: Exception) -> str:
-        if table in ("sessions", "undo", "input_history"):
-            fix = f"delete the session with `ipuaro sessions delete {key}`"
-        else:
-            fix = REBUILD_HINT
-        return f"{self.path}: {table}[{key!r}] does not decode ({first_line(err)}); {fix}"
-
-    def _json_value(self, text: str, table: str, key: str) -> Any:
-        try:
-            return json.loads(text)
-        except ValueError as err:
-            raise CorruptRecord(self._corrupt_message(table, key, err)) from err
 
     def _get_one(self, model: type[M], table: str, path: str) -> M | None:
         with self._read(f"reading {table}") as conn:
@@ -426,131 +417,3 @@ class SqliteStore:
         text = encode_json(value, f"config key {key!r}")
         with self._write("writing project config") as conn:
             conn.execute("INSERT OR REPLACE INTO config (key, json) VALUES (?, ?)", (key, text))
-
-    # --- sessions -------------------------------------------------------------------------
-    def save_session(self, session: Session) -> None:
-        text = session.to_json()
-        with self._write("saving a session") as conn:
-            # seq orders list_sessions: the most recently saved session comes last.
-            seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions").fetchone()[0]
-            conn.execute(
-                "INSERT OR REPLACE INTO sessions (id, project, created, updated, seq, json) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    session.id,
-                    session.project_name,
-                    session.created_at,
-                    session.last_activity_at,
-                    seq,
-                    text,
-                ),
-            )
-
-    def load_session(self, session_id: str) -> Session | None:
-        with self._read("loading a session") as conn:
-            row = conn.execute("SELECT json FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return None if row is None else self._decode(Session, row[0], "sessions", session_id)
-
-    def list_sessions(self) -> list[str]:
-        with self._read("listing sessions") as conn:
-            rows = conn.execute(
-                "SELECT id FROM sessions WHERE project = ? ORDER BY seq", (self.project_name,)
-            ).fetchall()
-        return [row[0] for row in rows]
-
-    def delete_session(self, session_id: str) -> bool:
-        with self._write("deleting a session") as conn:
-            deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount
-            conn.execute("DELETE FROM undo WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM input_history WHERE session_id = ?", (session_id,))
-        return bool(deleted)
-
-    def push_undo(
-        self, session_id: str, entry: UndoEntry, limit: int, stack: UndoStackName = "undo"
-    ) -> None:
-        if limit < 1:
-            raise ValueError(f"undo limit must be at least 1, got {limit}")
-        text = entry.to_json()
-        with self._write("pushing an undo entry") as conn:
-            key = (session_id, stack)
-            seq = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM undo WHERE session_id = ? AND stack = ?",
-                key,
-            ).fetchone()[0]
-            conn.execute("INSERT INTO undo VALUES (?, ?, ?, ?)", (*key, seq, text))
-            conn.execute(
-                "DELETE FROM undo WHERE session_id = ? AND stack = ? AND seq <= ?",
-                (*key, seq - limit),
-            )
-
-    def pop_undo(self, session_id: str, stack: UndoStackName = "undo") -> UndoEntry | None:
-        with self._write("popping an undo entry") as conn:
-            row = conn.execute(
-                "SELECT seq, json FROM undo WHERE session_id = ? AND stack = ? "
-                "ORDER BY seq DESC LIMIT 1",
-                (session_id, stack),
-            ).fetchone()
-            if row is None:
-                return None
-            conn.execute(
-                "DELETE FROM undo WHERE session_id = ? AND stack = ? AND seq = ?",
-                (session_id, stack, row[0]),
-            )
-        return self._decode(UndoEntry, row[1], "undo", session_id)
-
-    def list_undo(self, session_id: str, stack: UndoStackName = "undo") -> list[UndoEntry]:
-        with self._read("listing undo entries") as conn:
-            rows = conn.execute(
-                "SELECT json FROM undo WHERE session_id = ? AND stack = ? ORDER BY seq",
-                (session_id, stack),
-            ).fetchall()
-        return [self._decode(UndoEntry, row[0], "undo", session_id) for row in rows]
-
-    def clear_undo(self, session_id: str, stack: UndoStackName = "undo") -> None:
-        with self._write("clearing undo entries") as conn:
-            conn.execute("DELETE FROM undo WHERE session_id = ? AND stack = ?", (session_id, stack))
-
-    def settle_undo(
-        self, session_id: str, confirmed: Collection[str], dropped: Collection[str] = ()
-    ) -> None:
-        if not confirmed and not dropped:
-            return
-        with self._write("confirming undo entries") as conn:
-            rows = conn.execute(
-                "SELECT seq, json_extract(json, '$.id') FROM undo "
-                "WHERE session_id = ? AND stack = 'undo'",
-                (session_id,),
-            ).fetchall()
-            for seq, entry_id in rows:
-                if entry_id in dropped:
-                    conn.execute(
-                        "DELETE FROM undo WHERE session_id = ? AND stack = 'undo' AND seq = ?",
-                        (session_id, seq),
-                    )
-                elif entry_id in confirmed:
-                    conn.execute(
-                        "UPDATE undo SET json = json_set(json, '$.pending', json('null')) "
-                        "WHERE session_id = ? AND stack = 'undo' AND seq = ?",
-                        (session_id, seq),
-                    )
-
-    def append_input_history(self, session_id: str, text: str, limit: int = 1000) -> None:
-        if limit < 1:
-            raise ValueError(f"input history limit must be at least 1, got {limit}")
-        with self._write("saving input history") as conn:
-            seq = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM input_history WHERE session_id = ?",
-                (session_id,),
-            ).fetchone()[0]
-            conn.execute("INSERT INTO input_history VALUES (?, ?, ?)", (session_id, seq, text))
-            conn.execute(
-                "DELETE FROM input_history WHERE session_id = ? AND seq <= ?",
-                (session_id, seq - limit),
-            )
-
-    def get_input_history(self, session_id: str) -> list[str]:
-        with self._read("reading input history") as conn:
-            rows = conn.execute(
-                "SELECT text FROM input_history WHERE session_id = ? ORDER BY seq", (session_id,)
-            ).fetchall()
-        return [row[0] for row in rows]

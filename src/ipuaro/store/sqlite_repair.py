@@ -11,13 +11,14 @@ kept for the user.
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from ipuaro.domain import Session, UndoEntry
+from ipuaro.store.sqlite_damage import read_only, repaired_copy, schema_readable
 
 CHECK_SECONDS = 5.0
 """How long ``quick_check`` may run before the check stops and says it was cut short."""
@@ -25,8 +26,9 @@ CHECK_PROBLEMS = 10
 """Problems ``quick_check`` lists at most (the first already says the file is damaged)."""
 
 REPAIR_HINT = (
-    "the database file is damaged: run `ipuaro index --rebuild`, which moves it aside, saves the "
-    "sessions, undo history and input history it can still read, and re-indexes"
+    "the database file is damaged: run `ipuaro index --rebuild`, which moves it aside (kept as "
+    "<name>.corrupt-<time>), saves the sessions, undo history and input history it can still "
+    "read, and re-indexes"
 )
 
 SAVED_CONFIG_KEYS = ("settings", "whitelist", "root")
@@ -49,7 +51,7 @@ def check_integrity(path: Path, seconds: float = CHECK_SECONDS) -> Integrity:
     """SQLite's ``quick_check`` of ``path`` (every page and record format; not the cross-check
     of indexes against tables, which costs a full sort), stopped after ``seconds``."""
     try:
-        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=2)
+        conn = read_only(path)
     except sqlite3.Error as err:
         return Integrity([str(err)])
     deadline = time.monotonic() + seconds
@@ -156,7 +158,21 @@ _LABELS = {
 }
 
 
+def _encodable(value: object) -> bool:
+    """Text read with ``surrogateescape`` holds surrogates where the stored bytes were not
+    UTF-8: such a value is damaged, and could not be written to the fresh store anyway."""
+    if not isinstance(value, str):
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _valid_row(table: str, row: tuple[object, ...]) -> bool:
+    if not all(_encodable(value) for value in row):
+        return False
     try:
         if table == "sessions":
             Session.model_validate_json(str(row[5]))
@@ -212,11 +228,22 @@ def _salvage_table(
 def salvage(damaged: Path, target: sqlite3.Connection) -> dict[str, TableSalvage]:
     """Copy the readable, decodable rows of the non-derived tables of ``damaged`` into
     ``target`` (a fresh store of the current schema), in one transaction."""
+    with tempfile.TemporaryDirectory(prefix="ipuaro-salvage-") as workdir:
+        source_path = damaged
+        if not schema_readable(damaged):  # the header, most likely: read a repaired copy
+            source_path = repaired_copy(damaged, Path(workdir)) or damaged
+        return _salvage_from(source_path, target)
+
+
+def _salvage_from(damaged: Path, target: sqlite3.Connection) -> dict[str, TableSalvage]:
     results: dict[str, TableSalvage] = {}
     try:
-        source = sqlite3.connect(f"file:{quote(str(damaged))}?mode=ro", uri=True, timeout=2)
+        source = read_only(damaged)
     except sqlite3.Error as err:
         return {table: TableSalvage(errors=[str(err)]) for table in _TABLES}
+    # A byte that is not UTF-8 fails the whole fetch under the default text factory; read it
+    # as a surrogate instead, so the row is counted undecodable and the scan goes on.
+    source.text_factory = lambda raw: raw.decode("utf-8", "surrogateescape")
     try:
         target.execute("BEGIN IMMEDIATE")
         for table, (columns, _, _) in _TABLES.items():

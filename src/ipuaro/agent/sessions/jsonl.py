@@ -12,7 +12,9 @@ One JSON object per line. The first is the header; the rest are typed entries in
     {"type":"input","text":"…"}
 
 Lines of an unknown ``type`` are skipped on import (newer writers may add some); a header with
-a newer ``version`` is refused.
+a newer ``version`` is refused. Whatever is wrong with a file (not JSON, nested deeper than
+:data:`MAX_DEPTH`, text that is not valid Unicode, a field of the wrong type or size) is a
+:class:`JsonlError` naming the line, raised before anything is stored.
 """
 
 from __future__ import annotations
@@ -32,8 +34,12 @@ from ipuaro.domain import (
     SessionStats,
     UndoEntry,
 )
+from ipuaro.domain.textcheck import value_problem
 
 FORMAT_VERSION = 1
+MAX_DEPTH = 48
+"""Nesting a line may have: a tool call's arguments (at most 32 levels, as the tools accept)
+inside a message entry."""
 
 
 class JsonlError(ValueError):
@@ -54,14 +60,18 @@ def _iso(ts: float) -> str:
 
 
 def _epoch(value: Any, line: int) -> float:
-    if isinstance(value, int | float):
-        return float(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            datetime.fromtimestamp(value, UTC)  # what export shows must exist as a date
+            return float(value)
+        except (OverflowError, ValueError, OSError):
+            raise JsonlError(f"line {line}: timestamp {value!r:.40} is out of range") from None
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
         except ValueError:
             pass
-    raise JsonlError(f"line {line}: timestamp {value!r} is not ISO-8601 or epoch seconds")
+    raise JsonlError(f"line {line}: timestamp {value!r:.60} is not ISO-8601 or epoch seconds")
 
 
 def export_lines(
@@ -127,11 +137,18 @@ def import_text(text: str) -> ImportedSession:
     items: list[tuple[int, dict[str, Any]]] = []
     for number, raw in lines:
         try:
-            item = json.loads(raw)
+            item = json.loads(raw, parse_constant=_not_a_number)
         except ValueError as exc:
             raise JsonlError(f"line {number}: not JSON ({exc})") from None
+        except RecursionError:
+            raise JsonlError(
+                f"line {number}: nests lists or objects too deeply to read (at most {MAX_DEPTH})"
+            ) from None
         if not isinstance(item, dict) or not isinstance(item.get("type"), str):
             raise JsonlError(f"line {number}: expected an object with a string 'type'")
+        problem = value_problem(item, MAX_DEPTH)
+        if problem is not None:
+            raise JsonlError(f"line {number}: {problem}")
         items.append((number, item))
     number, header = items[0]
     if header["type"] != "header":
@@ -147,14 +164,18 @@ def import_text(text: str) -> ImportedSession:
     if not isinstance(header.get("id"), str) or not header["id"]:
         raise JsonlError(f"line {number}: the header has no session 'id'")
     created = _epoch(header.get("timestamp"), number)
-    session = Session(
-        id=header["id"],
-        project_name=str(header.get("projectName") or ""),
-        created_at=created,
-        last_activity_at=_epoch(header.get("lastActivity", header.get("timestamp")), number),
-        title=header.get("title"),
-    )
-    result = ImportedSession(session=session, cwd=header.get("cwd"))
+    try:
+        session = Session(
+            id=header["id"],
+            project_name=str(header.get("projectName") or ""),
+            created_at=created,
+            last_activity_at=_epoch(header.get("lastActivity", header.get("timestamp")), number),
+            title=header.get("title"),
+        )
+    except ValidationError as exc:
+        raise JsonlError(f"line {number} (header): {_first_error(exc)}") from None
+    cwd = header.get("cwd")
+    result = ImportedSession(session=session, cwd=cwd if isinstance(cwd, str) else None)
     for number, item in items[1:]:
         kind = item["type"]
         try:
@@ -191,10 +212,20 @@ def import_text(text: str) -> ImportedSession:
             else:
                 result.skipped_types.add(kind)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "value"
-            raise JsonlError(f"line {number} ({kind}): {where}: {first['msg']}") from None
+            raise JsonlError(f"line {number} ({kind}): {_first_error(exc)}") from None
         except (KeyError, TypeError) as exc:
             detail = f"missing or wrong field {exc}"
             raise JsonlError(f"line {number} ({kind}): {detail}") from None
+        except (ValueError, OverflowError) as exc:  # int("…5,000 digits…"), int(1e400)
+            raise JsonlError(f"line {number} ({kind}): a number is out of range ({exc})") from None
     return result
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "value"
+    return f"{where}: {first['msg']}"
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

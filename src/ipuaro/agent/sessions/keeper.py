@@ -14,7 +14,7 @@ import uuid
 from ipuaro.agent.context.history import last_summary_index
 from ipuaro.config.schema import SessionConfig
 from ipuaro.domain import ChatMessage, Session
-from ipuaro.store.protocol import Store
+from ipuaro.store.protocol import Store, StoreError
 
 RECENT_SCAN = 20
 
@@ -51,6 +51,8 @@ class SessionKeeper:
     def __init__(self, store: Store, config: SessionConfig) -> None:
         self.store = store
         self.config = config
+        self.notices: list[str] = []
+        """What the user should be told once (a damaged session skipped on resume)."""
 
     def create(self, model: str | None = None) -> Session:
         now = time.time()
@@ -71,11 +73,19 @@ class SessionKeeper:
         return session
 
     def last(self) -> Session | None:
-        """The most recently active session of this project, if any."""
+        """The most recently active readable session of this project, if any. A damaged one
+        is skipped (and said in ``notices``): one bad record never locks the user out."""
         best: Session | None = None
         # The list is ordered by save; looking at the newest few is enough and keeps start fast.
         for session_id in reversed(self.store.list_sessions()[-RECENT_SCAN:]):
-            session = self.store.load_session(session_id)
+            try:
+                session = self.store.load_session(session_id)
+            except StoreError as error:
+                self.notices.append(
+                    f"skipped damaged session {session_id} when resuming ({error}); "
+                    "`ipuaro sessions list` shows it"
+                )
+                continue
             if session is not None and (
                 best is None or session.last_activity_at > best.last_activity_at
             ):
