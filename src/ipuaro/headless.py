@@ -164,20 +164,12 @@ class HeadlessDecider:
 
 
 def server_hint(llm: LlmConfig) -> str:
-    """Exactly how to get a model server running, for the one-line 'not reachable' message."""
-    if llm.provider == "ollama":
-        url = llm.base_url or "http://localhost:11434"
-        return (
-            f"cannot reach the Ollama server at {url}. Start it with `ollama serve` and get the "
-            f"model with `ollama pull {llm.model}` (or set llm.baseUrl / IPUARO_LLM__BASE_URL "
-            "to a running server)."
-        )
-    url = llm.base_url or "http://localhost:8080/v1"
-    return (
-        f"cannot reach the OpenAI-compatible server at {url}. Start one there, e.g. "
-        f"`llama-server -m MODEL.gguf --port 8080` (llama.cpp) or LM Studio's local server "
-        f"with {llm.model} loaded, or set llm.baseUrl / IPUARO_LLM__BASE_URL to a running server."
-    )
+    """Exactly how to get a model server running, for the one-line 'not reachable' message:
+    on the user's host and port (``core.server_advice``), not a default's."""
+    from ipuaro.core.server_advice import configured_url, start_advice
+
+    name = "Ollama server" if llm.provider == "ollama" else "OpenAI-compatible server"
+    return f"cannot reach the {name} at {configured_url(llm)}: {start_advice(llm)}."
 
 
 # --- output ---------------------------------------------------------------------------------
