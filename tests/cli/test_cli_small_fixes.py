@@ -14,3 +14,18 @@ def test_help_lists_every_sessions_subcommand_including_import() -> None:
     line = next(line for line in lines if line.strip().startswith("sessions"))
     for sub in ("list", "show", "delete", "export", "import"):
         assert sub in line.lower(), line
+
+
+def test_an_unknown_camel_case_tool_gets_a_did_you_mean() -> None:
+    for argv in (["tools", "createFile"], ["tool", "createFile", "--args", "{}"]):
+        result = CliRunner().invoke(cli, argv)
+        assert result.exit_code == 2
+        assert "unknown tool 'createFile' (did you mean create_file?)" in result.stderr
+        assert "ipuaro tools" in result.stderr
+
+
+def test_an_unknown_tool_with_nothing_close_lists_the_tools() -> None:
+    result = CliRunner().invoke(cli, ["tools", "zzz"])
+    assert result.exit_code == 2
+    assert "did you mean" not in result.stderr
+    assert "unknown tool 'zzz'; tools: get_lines" in result.stderr

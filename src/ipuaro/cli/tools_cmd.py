@@ -6,12 +6,32 @@ what it shows is what a call is checked against.
 
 from __future__ import annotations
 
+import difflib
 import json
-from typing import Any
+import re
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ipuaro.cli.common import fail
+
+if TYPE_CHECKING:
+    from ipuaro.tools.registry import ToolRegistry
+
+
+def unknown_tool(name: str, registry: ToolRegistry) -> str:
+    """``unknown tool 'createFile'; did you mean create_file?`` — camelCase and dashes are
+    matched as the snake_case names they stand for, aliases (``write_file``) count too."""
+    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")  # bytes from argv
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", shown).lower().replace("-", "_")
+    if registry.resolve_name(snake) is not None:
+        close = [snake]  # createFile is create_file: no need to guess further
+    else:
+        close = difflib.get_close_matches(snake, sorted(registry.accepted_names()), n=3)
+    unique = list(dict.fromkeys(registry.resolve_name(n) or n for n in close))
+    hint = f" (did you mean {' or '.join(unique)}?)" if unique else ""
+    names = ", ".join(t.name for t in registry.tools())
+    return f"unknown tool {shown!r}{hint}; tools: {names} (`ipuaro tools` shows their arguments)"
 
 
 def describe_argument(name: str, schema: dict[str, Any], required: bool) -> str:
@@ -64,7 +84,7 @@ def command(name: str | None, as_json: bool) -> None:
     if name is not None:
         tool = registry.get(name)
         if tool is None:
-            fail(f"unknown tool {name!r}; tools: {', '.join(t.name for t in tools)}")
+            fail(unknown_tool(name, registry))
         tools = [tool]
     wanted = {tool.name for tool in tools}
     specs = [spec for spec in registry.specs() if spec["name"] in wanted]
