@@ -84,6 +84,9 @@ MAX_RETRIES = 2
 COMMAND_TOOLS = frozenset({"run_command", "run_tests"})
 """Tools whose "ask" verdict --allow-commands lifts (a deny rule stays)."""
 MEMORY_TOOLS = frozenset({"remember"})
+MCP_TOOL_PREFIXES = ("mcp__", "mcp_call")
+"""An MCP server's tools (``mcp__SERVER__TOOL``, ``mcp_call``): --allow-commands lifts an "ask"
+for them too."""
 """Tools whose memory changes --remember lets through."""
 
 
@@ -234,7 +237,8 @@ class Printer:
             self.err.write(f"→ {event.summary}\n")
         elif isinstance(event, ToolCallEnd) and not event.result.success:
             first = (event.result.error or "failed").strip().splitlines()[0][:200]
-            self.err.write(f"  ✗ {first}\n")
+            hint = _hint(event) if event.result.refused else ""
+            self.err.write(f"  ✗ {first}{hint}\n")
         elif isinstance(event, ErrorRaised):
             self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
         elif isinstance(event, ExtensionWarning):
@@ -311,6 +315,8 @@ def _hint(event: ToolCallEnd) -> str:
     error = event.result.error or ""
     if event.call.name in COMMAND_TOOLS and not error.startswith("command refused by policy"):
         return " (allow commands with --allow-commands)"
+    if event.call.name.startswith(MCP_TOOL_PREFIXES) and "needs the user's approval" in error:
+        return " (allow MCP calls with --allow-commands, or this tool for good with mcp.allow)"
     return ""
 
 
