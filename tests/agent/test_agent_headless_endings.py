@@ -8,9 +8,13 @@ import io
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
+from ipuaro.config.loader import load_config
 from ipuaro.config.schema import Config, LlmConfig
 from ipuaro.headless import HeadlessOptions, run_headless
+from tests.agent.conftest import ScriptedModel, call
+from tests.stubs.model_server import ModelStubServer
 
 
 def free_port() -> int:
@@ -30,3 +34,34 @@ def test_cannot_reach_advice_names_the_users_port(tmp_path: Path) -> None:
     assert f"http://127.0.0.1:{port}/v1" in detail
     assert f"--port {port}" in detail
     assert "8080" not in detail and "8080" not in err.getvalue()
+
+
+def _config(project: Path, server: ModelStubServer, **extra: Any) -> Config:
+    overrides = {"llm.baseUrl": server.url, "llm.contextWindow": 32768, **extra}
+    return load_config(project, overrides)
+
+
+def _run(project: Path, config: Config, prompt: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = asyncio.run(run_headless(project, config, HeadlessOptions(prompt=prompt), out, err))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_the_loop_guard_says_stopped_once(project: Path, model_server: ModelStubServer) -> None:
+    model_server.responder = ScriptedModel(
+        [call("get_lines", path="shop/cart.py", start=1, end=5)], repeat_last=True
+    )
+    code, _, err = _run(project, _config(project, model_server), "show the cart")
+    assert code == 4
+    line = next(line for line in err.splitlines() if line.startswith("ipuaro: stopped"))
+    assert line.startswith("ipuaro: stopped (limit): get_lines was called 3 times in a row")
+    assert line.count("stopped") == 1
+
+
+def test_max_turns_says_stopped_once(project: Path, model_server: ModelStubServer) -> None:
+    model_server.responder = ScriptedModel([call("get_structure")], repeat_last=True)
+    config = _config(project, model_server, **{"llm.maxTurns": 1})
+    code, _, err = _run(project, config, "look around")
+    assert code == 4
+    line = next(line for line in err.splitlines() if line.startswith("ipuaro: stopped"))
+    assert line.count("stopped") == 1 and "llm.maxTurns" in line

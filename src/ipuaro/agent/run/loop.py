@@ -255,9 +255,10 @@ class Agent:
                 raise Stop(*self._stop_request)
             turn += 1
             if turn > self.max_turns:
+                # Front ends say "stopped" with the reason: the detail says only why.
                 raise Stop(
                     "limit",
-                    f"stopped after {self.max_turns} model turns without a final answer "
+                    f"no final answer after {self.max_turns} model turns "
                     "(llm.maxTurns; raise it or narrow the request)",
                 )
             await self._inject_steers()
@@ -404,7 +405,7 @@ class Agent:
                 )
             raise Stop(
                 "limit",
-                f"stopped: {call.name} was called {repeats} times in a row with the same "
+                f"{call.name} was called {repeats} times in a row with the same "
                 "arguments (loop guard)",
             )
 
