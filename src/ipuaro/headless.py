@@ -14,6 +14,8 @@ the loop guard).
 
 ``--plan``: plan mode (``ipuaro.core.plan_flow``); the plan is printed as text, or, with
 ``--output json``, the validated plan object is the result's ``plan`` (null when there is none).
+A plan ``--apply`` would reject as it stands (``ERR_EMPTY_PLAN``, a protected path…) is no valid
+plan: exit 1, ``plan`` null, the ``ERR_…`` lines in ``detail``.
 
 ``--apply`` applies the session's stored plan instead of sending a prompt: 0 applied (or a
 ``NO_CHANGES:`` plan) · 1 not applied: no stored plan, a check failed (the ``ERR_…`` codes), a
@@ -262,7 +264,11 @@ class Printer:
             f"{stats['tokensOut']:,} out │ {_count(stats['toolCalls'], 'tool call')}\n"
         )
         if result["reason"] != "done":
-            self.err.write(f"ipuaro: stopped ({result['reason']}): {result['detail']}\n")
+            detail = result["detail"]
+            if detail and detail in result["answer"]:  # printed whole above: not twice
+                self.err.write(f"ipuaro: stopped ({result['reason']}); the answer says why\n")
+            else:
+                self.err.write(f"ipuaro: stopped ({result['reason']}): {detail}\n")
 
 
 def final_reason(end: AgentEnd, report: RunReport) -> tuple[EndReason, str | None]:
@@ -423,14 +429,32 @@ async def run_headless(
             applied = outcome.as_json()
         else:
             end = await _run(workspace, options, err)
+            if options.plan and end.reason == "done" and report.plan is not None:
+                end = await _check_plan(workspace, end, report)
         window = workspace.window.tokens
         payload = result_payload(end, workspace.session_id, workspace.model, window, report)
         if applied is not None:
             payload["apply"] = applied
+            codes = [line for line in end.answer.splitlines() if line.startswith("ERR_")]
+            if codes:  # the whole refusal, not its heading line
+                payload["detail"] = "\n".join(codes)
         printer.final(payload)
         return int(payload["exitCode"])
     finally:
         await workspace.aclose()
+
+
+async def _check_plan(workspace: Workspace, end: AgentEnd, report: RunReport) -> AgentEnd:
+    """A plan ``--apply`` would always reject (``ERR_EMPTY_PLAN``, a protected path…) is not
+    a valid plan: exit 1 with the codes, as for a plan that never came."""
+    from ipuaro.core.plan_apply import check_stored_plan
+
+    refusal = await check_stored_plan(workspace)
+    if refusal is None:
+        return end
+    report.plan = None
+    detail = " ".join(refusal.message.splitlines()[1:]) or refusal.message
+    return AgentEnd(end.answer, "error", end.stats, end.changes, detail=detail)
 
 
 async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
