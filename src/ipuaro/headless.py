@@ -14,8 +14,9 @@ the loop guard).
 
 ``--plan``: plan mode (``ipuaro.core.plan_flow``); the plan is printed as text, or, with
 ``--output json``, the validated plan object is the result's ``plan`` (null when there is none).
-A plan ``--apply`` would reject as it stands (``ERR_EMPTY_PLAN``, a protected path…) is no valid
-plan: exit 1, ``plan`` null, the ``ERR_…`` lines in ``detail``.
+A plan with nothing to apply (``ERR_EMPTY_PLAN``: no actions, no patch, no ``NO_CHANGES:``
+summary), which ``--apply`` always rejects, is no valid plan: exit 1, ``plan`` null, the
+``ERR_…`` line in ``detail``.
 
 ``--apply`` applies the session's stored plan instead of sending a prompt: 0 applied (or a
 ``NO_CHANGES:`` plan) · 1 not applied: no stored plan, a check failed (the ``ERR_…`` codes), a
@@ -445,12 +446,14 @@ async def run_headless(
 
 
 async def _check_plan(workspace: Workspace, end: AgentEnd, report: RunReport) -> AgentEnd:
-    """A plan ``--apply`` would always reject (``ERR_EMPTY_PLAN``, a protected path…) is not
-    a valid plan: exit 1 with the codes, as for a plan that never came."""
+    """A plan ``--apply`` always rejects (``ERR_EMPTY_PLAN``) is not a valid plan: exit 1 with
+    the code, as for a plan that never came."""
     from ipuaro.core.plan_apply import check_stored_plan
 
     refusal = await check_stored_plan(workspace)
-    if refusal is None:
+    # Only a plan with nothing to apply is refused here: the other checks (a file the plan did
+    # not read, a protected path) belong to the plan validator, which asks the model again.
+    if refusal is None or "ERR_EMPTY_PLAN" not in refusal.codes:
         return end
     report.plan = None
     detail = " ".join(refusal.message.splitlines()[1:]) or refusal.message
