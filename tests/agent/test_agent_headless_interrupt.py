@@ -1,0 +1,69 @@
+"""Ctrl+C on ``ipuaro run --output json`` (SIGINT to a real process): one final object with
+``reason: "aborted"`` and exit code 130, whether the request was running or not yet sent."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from tests.agent.test_agent_headless import ipuaro, run_env
+from tests.stubs.model_server import ModelStubServer, ScriptedReply
+
+
+def _start(project: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        ipuaro(project, env, *args),
+        env=env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_ctrl_c_during_a_request_prints_one_aborted_result(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    arrived = threading.Event()
+
+    def stall(body: dict[str, Any]) -> ScriptedReply:
+        arrived.set()
+        return ScriptedReply(text="too late", first_token_delay=120)  # until interrupted
+
+    model_server.responder = stall
+    process = _start(project, run_env(tmp_path, model_server), "-p", "hi", "--output", "json")
+    try:
+        assert arrived.wait(120), "the request never reached the model server"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    result = json.loads(out)  # exactly one object
+    assert (result["reason"], result["exitCode"]) == ("aborted", 130)
+    assert result["sessionId"] and "Traceback" not in err
+
+
+def test_ctrl_c_in_text_mode_says_interrupted_without_a_traceback(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    arrived = threading.Event()
+
+    def stall(body: dict[str, Any]) -> ScriptedReply:
+        arrived.set()
+        return ScriptedReply(text="too late", first_token_delay=120)
+
+    model_server.responder = stall
+    process = _start(project, run_env(tmp_path, model_server), "-p", "hi")
+    try:
+        assert arrived.wait(120), "the request never reached the model server"
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "ipuaro: stopped (aborted)" in err and "Traceback" not in err
