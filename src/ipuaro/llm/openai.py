@@ -78,8 +78,8 @@ class OpenAICompatibleClient(HttpModelClient):
                 "start the local server), "
                 "or set llm.baseUrl to where it runs."
             ),
-            missing_model_hint=f"Load {model} in the server, or set llm.model to one listed by "
-            f"GET {url}/models.",
+            missing_model_hint=f"Load {model} in the server, or pick one listed by GET "
+            f"{url}/models with --model NAME (llm.model).",
         )
         super().__init__(
             model=model,
