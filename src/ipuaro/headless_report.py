@@ -131,9 +131,13 @@ class Printer:
             self.out.flush()
             return
         stats = result["stats"]
+        # An estimate says so: a server that sends no usage was reported as exact before.
+        about = "~" if stats.get("tokensEstimated") else ""
+        note = " (estimated: the server sent no token counts)" if about else ""
         self.err.write(
-            f"⏱ {stats['timeMs'] / 1000:.1f}s │ {stats['tokensIn']:,} in / "
-            f"{stats['tokensOut']:,} out │ {count(stats['toolCalls'], 'tool call')}\n"
+            f"⏱ {stats['timeMs'] / 1000:.1f}s │ {about}{stats['tokensIn']:,} in / "
+            f"{about}{stats['tokensOut']:,} out{note} │ "
+            f"{count(stats['toolCalls'], 'tool call')}\n"
         )
         if result["reason"] != "done":
             detail = result["detail"]
@@ -170,6 +174,7 @@ def result_payload(
             "timeMs": end.stats.time_ms,
             "tokensIn": end.stats.tokens_in,
             "tokensOut": end.stats.tokens_out,
+            "tokensEstimated": bool(end.stats.estimated),
             "toolCalls": end.stats.tool_calls,
         },
         "changes": list(end.changes),
@@ -237,7 +242,13 @@ def failed_before_start(
                 "sessionId": session_id,
                 "model": config.llm.model,
                 "contextWindow": None,
-                "stats": {"timeMs": 0, "tokensIn": 0, "tokensOut": 0, "toolCalls": 0},
+                "stats": {
+                    "timeMs": 0,
+                    "tokensIn": 0,
+                    "tokensOut": 0,
+                    "tokensEstimated": False,
+                    "toolCalls": 0,
+                },
                 "changes": [],
                 "refusalCount": 0,
                 "refusals": [],

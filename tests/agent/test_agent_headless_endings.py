@@ -14,7 +14,7 @@ from ipuaro.config.loader import load_config
 from ipuaro.config.schema import Config, LlmConfig
 from ipuaro.headless import HeadlessOptions, run_headless
 from tests.agent.conftest import ScriptedModel, call
-from tests.stubs.model_server import ModelStubServer
+from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
 
 def free_port() -> int:
@@ -65,3 +65,36 @@ def test_max_turns_says_stopped_once(project: Path, model_server: ModelStubServe
     assert code == 4
     line = next(line for line in err.splitlines() if line.startswith("ipuaro: stopped"))
     assert line.count("stopped") == 1 and "llm.maxTurns" in line
+
+
+def test_token_counts_without_server_usage_are_marked_estimates(
+    project: Path, model_server: ModelStubServer
+) -> None:
+    """A server that refuses ``stream_options`` sends no usage: the counts are ipuaro's own."""
+    model_server.reject_stream_options = True
+    model_server.responder = ScriptedModel([ScriptedReply(text="Hello.")])
+    overrides = {"llm.provider": "openai", "llm.baseUrl": model_server.openai_url}
+    config = load_config(project, {"llm.contextWindow": 32768, **overrides})
+    out, err = io.StringIO(), io.StringIO()
+    options = HeadlessOptions(prompt="hi", output="json")
+    assert asyncio.run(run_headless(project, config, options, out, err)) == 0, err.getvalue()
+    stats = json.loads(out.getvalue())["stats"]
+    assert stats["tokensEstimated"] is True and stats["tokensIn"] > 0
+    model_server.responder = ScriptedModel([ScriptedReply(text="Hello.")])
+    err = io.StringIO()
+    text = HeadlessOptions(prompt="hi")
+    assert asyncio.run(run_headless(project, config, text, io.StringIO(), err)) == 0
+    line = next(line for line in err.getvalue().splitlines() if line.startswith("⏱"))
+    assert " in / ~" in line and "(estimated: the server sent no token counts)" in line
+
+
+def test_token_counts_from_the_server_are_not_marked(
+    project: Path, model_server: ModelStubServer
+) -> None:
+    model_server.responder = ScriptedModel([ScriptedReply(text="Hello.")])
+    overrides = {"llm.provider": "openai", "llm.baseUrl": model_server.openai_url}
+    config = load_config(project, {"llm.contextWindow": 32768, **overrides})
+    out = io.StringIO()
+    options = HeadlessOptions(prompt="hi", output="json")
+    assert asyncio.run(run_headless(project, config, options, out, io.StringIO())) == 0
+    assert json.loads(out.getvalue())["stats"]["tokensEstimated"] is False

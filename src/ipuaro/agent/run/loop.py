@@ -269,7 +269,7 @@ class Agent:
             assert result.reply is not None
             reply = result.reply
             usage = reply.usage
-            stats.add_usage(usage.prompt_tokens, usage.completion_tokens)
+            stats.add_usage(usage.prompt_tokens, usage.completion_tokens, usage.estimated)
             if not usage.estimated:
                 self.context.meter.report(
                     assembled.tokens, usage.prompt_tokens, usage.completion_tokens
@@ -278,7 +278,11 @@ class Agent:
             self._report.response(turn, result, parsed)
             calls = [self._normalise(c) for c in parsed.calls]
             message_stats = turn_stats(
-                result.duration_s, usage.prompt_tokens, usage.completion_tokens, len(calls)
+                result.duration_s,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                len(calls),
+                usage.estimated,
             )
             unreadable = not calls and (parsed.errors or not parsed.text.strip())
             if unreadable:
@@ -343,6 +347,7 @@ class Agent:
                 stats.add_usage(
                     self.context.meter.corrected(assembled.tokens),
                     self.context.estimate(result.text) if result.text else 0,
+                    estimated=True,
                 )
                 keep_partial(self.session.history, result.text)
                 raise Stop("aborted", "interrupted by the user")
