@@ -5,7 +5,7 @@ Not a test. Run by hand (takes minutes)::
     .venv/bin/python bench/index_bench.py                 # fetches the pinned corpora
     .venv/bin/python bench/index_bench.py three=/path/to/three/package --skip-aider
 
-Corpora default to the ``name=root`` lines printed by ``/work/shared/bench/fetch-corpora.sh``
+Corpora default to the ``name=root`` lines printed by ``bench/fetch-corpora.sh``
 (three@0.160.0 and rxjs@7.8.1 package roots, the django 5.0.6 sdist root); ``--languages`` takes
 the Go, Rust, Java, C, C++ and Ruby corpora of ``bench/fetch-lang-corpora.sh``. Every index runs in a
 fresh subprocess with ``IPUARO_DATA_DIR`` in a temporary folder; peak RSS is the largest
@@ -32,7 +32,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-FETCH_SCRIPT = Path("/work/shared/bench/fetch-corpora.sh")
+from corpora import FETCH_SCRIPT, fetch  # bench/ is on sys.path: this runs as a script
+
 LANG_FETCH_SCRIPT = Path(__file__).resolve().parent / "fetch-lang-corpora.sh"
 """One real corpus per language family read from per-language queries (``--languages``)."""
 AIDER_VENV = Path(os.environ.get("AIDER_VENV", Path.home() / ".cache" / "ipuaro-aider-venv"))
@@ -253,13 +254,7 @@ def spawn(mode: str, *args: str, data_dir: Path) -> dict[str, Any]:
 
 
 def fetch_corpora(script: Path = FETCH_SCRIPT) -> dict[str, Path]:
-    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
-    roots: dict[str, Path] = {}
-    for line in done.stdout.splitlines():
-        name, sep, root = line.partition("=")
-        if sep:
-            roots[name.strip()] = Path(root.strip())
-    return roots
+    return fetch(script)
 
 
 def measure(name: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:

@@ -39,7 +39,7 @@ the language service counts those, a name lookup cannot."""
 
 def fetch() -> dict[str, Path]:
     roots: dict[str, Path] = {}
-    for script in (HERE / "fetch-ts-corpora.sh", Path("/work/shared/bench/fetch-corpora.sh")):
+    for script in (HERE / "fetch-ts-corpora.sh", HERE / "fetch-corpora.sh"):
         if script.exists():
             done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
             roots.update(

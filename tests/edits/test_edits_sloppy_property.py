@@ -12,6 +12,7 @@ counts apply / refuse / differ and requires differ == 0.
 from __future__ import annotations
 
 import difflib
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -24,7 +25,7 @@ from ipuaro.edits.matching import MatchError, find_and_replace
 from ipuaro.edits.text import Lines
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CORPORA = Path.home() / ".cache" / "ipuaro-corpora"
+CORPORA = Path(os.environ.get("IPUARO_CORPORA") or Path.home() / ".cache" / "ipuaro-corpora")
 SUFFIXES = {".py", ".ts", ".tsx", ".js"}
 
 
