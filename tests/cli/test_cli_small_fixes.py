@@ -17,11 +17,17 @@ def test_help_lists_every_sessions_subcommand_including_import() -> None:
 
 
 def test_an_unknown_camel_case_tool_gets_a_did_you_mean() -> None:
-    for argv in (["tools", "createFile"], ["tool", "createFile", "--args", "{}"]):
+    for argv in (["tools", "creatFile"], ["tool", "creatFile", "--args", "{}"]):
         result = CliRunner().invoke(cli, argv)
         assert result.exit_code == 2
-        assert "unknown tool 'createFile' (did you mean create_file?)" in result.stderr
+        assert "unknown tool 'creatFile' (did you mean create_file" in result.stderr
         assert "ipuaro tools" in result.stderr
+
+
+def test_a_camel_case_tool_name_is_that_tool() -> None:
+    result = CliRunner().invoke(cli, ["tools", "createFile"])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("create_file  [")
 
 
 def test_an_unknown_tool_with_nothing_close_lists_the_tools() -> None:
