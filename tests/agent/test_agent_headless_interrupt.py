@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import threading
 from pathlib import Path
@@ -67,3 +68,34 @@ def test_ctrl_c_in_text_mode_says_interrupted_without_a_traceback(
         process.kill()
     assert process.returncode == 130, err
     assert "ipuaro: stopped (aborted)" in err and "Traceback" not in err
+
+
+def test_ctrl_c_before_the_request_still_prints_one_aborted_result(
+    project: Path, tmp_path: Path
+) -> None:
+    """The model server accepts the connection and never answers: the run is still checking
+    it (no workspace yet) when Ctrl+C comes."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = int(listener.getsockname()[1])
+        connections: list[socket.socket] = []
+        waiting = threading.Thread(
+            target=lambda: connections.append(listener.accept()[0]), daemon=True
+        )
+        waiting.start()
+        env = run_env(tmp_path, None, port)
+        process = _start(project, env, "-p", "hi", "--output", "json")
+        try:
+            waiting.join(120)
+            assert connections, "ipuaro never asked the model server"
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=120)
+        finally:
+            process.kill()
+            for connection in connections:
+                connection.close()
+    assert process.returncode == 130, err
+    result = json.loads(out)
+    assert (result["reason"], result["exitCode"]) == ("aborted", 130)
+    assert "interrupted by the user" in result["detail"] and "Traceback" not in err
