@@ -36,11 +36,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-CORPORA = {
-    "three": Path("/root/.cache/ipuaro-corpora/three/package"),
-    "rxjs": Path("/root/.cache/ipuaro-corpora/rxjs/package"),
-    "django": Path("/root/.cache/ipuaro-corpora/Django-5.0.6"),
-}
+from corpora import corpus  # noqa: E402  (bench/ is on sys.path: this runs as a script)
+
+CORPORA = {name: corpus(name) for name in ("three", "rxjs", "django")}
 MESSAGE = {
     "three": "how does WebGLRenderer render a scene with shadows?",
     "rxjs": "explain how switchMap unsubscribes from the inner observable",

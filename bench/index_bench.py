@@ -32,7 +32,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-FETCH_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fetch-corpora"
+from corpora import FETCH_SCRIPT, fetch  # bench/ is on sys.path: this runs as a script
+
 LANG_FETCH_SCRIPT = Path(__file__).resolve().parent / "fetch-lang-corpora.sh"
 """One real corpus per language family read from per-language queries (``--languages``)."""
 AIDER_VENV = Path(os.environ.get("AIDER_VENV", Path.home() / ".cache" / "ipuaro-aider-venv"))
@@ -253,13 +254,7 @@ def spawn(mode: str, *args: str, data_dir: Path) -> dict[str, Any]:
 
 
 def fetch_corpora(script: Path = FETCH_SCRIPT) -> dict[str, Path]:
-    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
-    roots: dict[str, Path] = {}
-    for line in done.stdout.splitlines():
-        name, sep, root = line.partition("=")
-        if sep:
-            roots[name.strip()] = Path(root.strip())
-    return roots
+    return fetch(script)
 
 
 def measure(name: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -337,7 +332,7 @@ def table(rows: list[dict[str, Any]], workers: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="*", help="name=root pairs (default: fetch-corpora.sh)")
+    parser.add_argument("corpora", nargs="*", help="name=root pairs (default: scripts/fetch-corpora)")
     parser.add_argument("--skip-aider", action="store_true", help="do not run aider's repo map")
     parser.add_argument(
         "--languages",

@@ -43,9 +43,11 @@ from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel  
 
 from ipuaro.llm.tokens import estimate_tokens  # noqa: E402
 
+from corpora import corpus  # noqa: E402  (bench/ is on sys.path: this runs as a script)
+
 BASELINE = "7c70c6d"
 """main before the prompt cuts (issue 10, item 7)."""
-DJANGO = Path.home() / ".cache/ipuaro-corpora/Django-5.0.6"
+DJANGO = corpus("django")
 MODEL = "qwen2.5-coder:7b-instruct"
 PARTS = ("rules", "tool section", "instructions", "project summary", "tool schemas", "message")
 TOOL_SECTION_MARKERS = ("# Tools", "Tools (", "To use a tool", "Work in steps", "Reply with")
@@ -196,7 +198,7 @@ def main() -> int:
         projects = {"tiny (11 lines)": make_tiny(work)}
         if not args.skip_django:
             if not DJANGO.is_dir():
-                raise SystemExit(f"{DJANGO} missing: run scripts/fetch-corpora django")
+                raise SystemExit(f"{DJANGO} missing: run scripts/fetch-corpora")
             projects["django"] = DJANGO
         print(f"baseline {args.baseline}; estimated tokens of the first request of `say hi`")
         header = ["project", "calls", "window", "side", *PARTS, "total"]

@@ -39,7 +39,7 @@ the language service counts those, a name lookup cannot."""
 
 def fetch() -> dict[str, Path]:
     roots: dict[str, Path] = {}
-    for script in (HERE / "fetch-ts-corpora.sh", HERE.parent / "scripts" / "fetch-corpora"):
+    for script in (HERE / "fetch-ts-corpora.sh", HERE / "fetch-corpora.sh"):
         if script.exists():
             done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
             roots.update(

@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_CORPUS = Path("/root/.cache/ipuaro-corpora/Django-5.0.6")
+from corpora import corpus  # bench/ is on sys.path: this runs as a script
+
+DEFAULT_CORPUS = corpus("django")
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,10 @@ import textwrap
 import time
 from pathlib import Path
 
+from corpora import corpus  # bench/ is on sys.path: this runs as a script
+
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = Path.home() / ".cache" / "ipuaro-corpora" / "Django-5.0.6"
+DEFAULT_CORPUS = corpus("django")
 READY_TEXT = "Ask anything"
 TARGET_S = 1.5
 POLL_S = 0.02

@@ -8,12 +8,15 @@ REASON; choose another way or finish") and goes on; the result lists every refus
 flag that would have allowed it. Errors are answered by ``--on-error`` (default abort); a loop
 is stopped.
 
-Exit codes: 0 done · 1 error (model server, store, aborted; with ``--plan``: no valid plan) ·
+Exit codes: 0 done · 1 error (model server, store; with ``--plan``: no valid plan) ·
 3 refused: the run ended without an answer because of refusals · 4 a limit (``--max-turns``,
-the loop guard).
+the loop guard) · 130 interrupted (Ctrl+C): the result is still printed, ``reason: "aborted"``.
 
 ``--plan``: plan mode (``ipuaro.core.plan_flow``); the plan is printed as text, or, with
 ``--output json``, the validated plan object is the result's ``plan`` (null when there is none).
+A plan with nothing to apply (``ERR_EMPTY_PLAN``: no actions, no patch, no ``NO_CHANGES:``
+summary), which ``--apply`` always rejects, is no valid plan: exit 1, ``plan`` null, the
+``ERR_…`` line in ``detail``.
 
 ``--apply`` applies the session's stored plan instead of sending a prompt: 0 applied (or a
 ``NO_CHANGES:`` plan) · 1 not applied: no stored plan, a check failed (the ``ERR_…`` codes), a
@@ -23,17 +26,13 @@ it would write is printed).
 
 from __future__ import annotations
 
-import json
+import asyncio
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from pydantic import BaseModel
-from pydantic.alias_generators import to_camel
-
-from ipuaro.config.schema import Config, LlmConfig
+from ipuaro.config.schema import Config
 from ipuaro.core.commands import is_command
 from ipuaro.core.decisions import (
     ApplyMemory,
@@ -45,46 +44,43 @@ from ipuaro.core.decisions import (
     ResolveConflict,
     TrustProject,
 )
-from ipuaro.core.events import (
-    AgentEnd,
-    AgentError,
-    EndReason,
-    ErrorChoice,
-    ErrorRaised,
-    Event,
-    ExtensionWarning,
-    MessageDelta,
-    MessageEnd,
-    PlanContextRound,
-    PlanUpdated,
-    ToolCallEnd,
-    ToolCallOutput,
-    ToolCallStart,
-)
+from ipuaro.core.events import AgentEnd, AgentError, ErrorChoice
 from ipuaro.domain import MessageStats
+from ipuaro.headless_report import (
+    EXIT_ABORTED,
+    EXIT_CODES,
+    EXIT_DONE,
+    EXIT_ERROR,
+    EXIT_LIMIT,
+    EXIT_REFUSED,
+    OutputMode,
+    Printer,
+    RunReport,
+    failed_before_start,
+    refusal_watcher,
+    result_payload,
+    to_jsonable,
+)
 
 if TYPE_CHECKING:
+    from ipuaro.core.interrupt import CtrlC
     from ipuaro.core.workspace import Workspace
 
-OutputMode = Literal["text", "json", "stream-json"]
+__all__ = [
+    "EXIT_ABORTED",
+    "EXIT_CODES",
+    "EXIT_DONE",
+    "EXIT_ERROR",
+    "EXIT_LIMIT",
+    "EXIT_REFUSED",
+    "HeadlessDecider",
+    "HeadlessOptions",
+    "run_headless",
+    "to_jsonable",
+]
 
-EXIT_DONE = 0
-EXIT_ERROR = 1
-EXIT_REFUSED = 3
-EXIT_LIMIT = 4
-EXIT_CODES: dict[EndReason, int] = {
-    "done": EXIT_DONE,
-    "error": EXIT_ERROR,
-    "aborted": EXIT_ERROR,
-    "refused": EXIT_REFUSED,
-    "limit": EXIT_LIMIT,
-}
 MAX_RETRIES = 2
 """``--on-error retry`` retries one failing step at most this many times, then aborts."""
-COMMAND_TOOLS = frozenset({"run_command", "run_tests"})
-"""Tools whose "ask" verdict --allow-commands lifts (a deny rule stays)."""
-MEMORY_TOOLS = frozenset({"remember"})
-"""Tools whose memory changes --remember lets through."""
 
 
 @dataclass(frozen=True)
@@ -163,211 +159,6 @@ class HeadlessDecider:
         return choice
 
 
-def server_hint(llm: LlmConfig) -> str:
-    """Exactly how to get a model server running, for the one-line 'not reachable' message."""
-    if llm.provider == "ollama":
-        url = llm.base_url or "http://localhost:11434"
-        return (
-            f"cannot reach the Ollama server at {url}. Start it with `ollama serve` and get the "
-            f"model with `ollama pull {llm.model}` (or set llm.baseUrl / IPUARO_LLM__BASE_URL "
-            "to a running server)."
-        )
-    url = llm.base_url or "http://localhost:8080/v1"
-    return (
-        f"cannot reach the OpenAI-compatible server at {url}. Start one there, e.g. "
-        f"`llama-server -m MODEL.gguf --port 8080` (llama.cpp) or LM Studio's local server "
-        f"with {llm.model} loaded, or set llm.baseUrl / IPUARO_LLM__BASE_URL to a running server."
-    )
-
-
-# --- output ---------------------------------------------------------------------------------
-
-
-def to_jsonable(value: Any, *, camel: bool = False) -> Any:
-    """An event as JSON values. Domain models are dumped by their camelCase aliases; with
-    ``camel`` the events' own dataclass fields are camelCased too (``sessionId``,
-    ``toolCalls``), so ``--output stream-json`` speaks one convention. Dict keys are never
-    renamed: they are data — a tool call's ``parameters`` exactly as the model wrote them, a
-    tool's result. Without ``camel`` the field names stay Python's (the golden traces record
-    that form)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if is_dataclass(value) and not isinstance(value, type):
-        name = to_camel if camel else str
-        return {
-            name(f.name): to_jsonable(getattr(value, f.name), camel=camel) for f in fields(value)
-        }
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v, camel=camel) for v in value]
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v, camel=camel) for k, v in value.items()}
-    return value
-
-
-@dataclass
-class RunReport:
-    refusals: list[str] = field(default_factory=list)
-    tool_errors: list[str] = field(default_factory=list)
-    plan: dict[str, Any] | None = None
-    """The validated plan object of a plan request (``PlanUpdated.document``)."""
-    plan_schema: dict[str, Any] | None = None
-    planning: bool = False
-    """A ``--plan`` run: the result has ``plan`` (null when no valid plan came)."""
-
-
-class Printer:
-    def __init__(self, mode: OutputMode, out: TextIO, err: TextIO) -> None:
-        self.mode = mode
-        self.out = out
-        self.err = err
-        self._line_open = False
-
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolCallOutput):
-            return  # live output is for screens; the result event carries the final output
-        if self.mode == "stream-json":
-            self.out.write(json.dumps(to_jsonable(event, camel=True), ensure_ascii=False) + "\n")
-            self.out.flush()
-            return
-        if self.mode != "text":
-            return
-        if isinstance(event, MessageDelta):
-            self.out.write(event.text)
-            self.out.flush()
-            self._line_open = not event.text.endswith("\n")
-        elif isinstance(event, MessageEnd) and self._line_open:
-            self.out.write("\n")
-            self._line_open = False
-        elif isinstance(event, ToolCallStart):
-            self.err.write(f"→ {event.summary}\n")
-        elif isinstance(event, ToolCallEnd) and not event.result.success:
-            first = (event.result.error or "failed").strip().splitlines()[0][:200]
-            self.err.write(f"  ✗ {first}\n")
-        elif isinstance(event, ErrorRaised):
-            self.err.write(f"ipuaro: {event.error.kind} error: {event.error.message}\n")
-        elif isinstance(event, ExtensionWarning):
-            self.err.write(f"ipuaro: warning: {event.message}\n")
-        elif isinstance(event, PlanContextRound):
-            what = "auto-context" if event.number == 0 else f"context round {event.number}"
-            self.err.write(f"→ {what}: {', '.join(event.blocks) or 'nothing'}\n")
-            for cut in event.cuts:
-                self.err.write(f"  ✂ {cut}\n")
-
-    def final(self, result: dict[str, Any]) -> None:
-        if self.mode in ("json", "stream-json"):
-            payload = result if self.mode == "json" else {"type": "result", **result}
-            indent = 2 if self.mode == "json" else None
-            self.out.write(json.dumps(payload, ensure_ascii=False, indent=indent) + "\n")
-            self.out.flush()
-            return
-        stats = result["stats"]
-        self.err.write(
-            f"⏱ {stats['timeMs'] / 1000:.1f}s │ {stats['tokensIn']:,} in / "
-            f"{stats['tokensOut']:,} out │ {_count(stats['toolCalls'], 'tool call')}\n"
-        )
-        if result["reason"] != "done":
-            self.err.write(f"ipuaro: stopped ({result['reason']}): {result['detail']}\n")
-
-
-def final_reason(end: AgentEnd, report: RunReport) -> tuple[EndReason, str | None]:
-    """``refused`` only when the run ended without an answer because of refusals: no answer
-    at all, or stopped by a limit (the model kept trying what was refused)."""
-    if report.refusals and (
-        (end.reason == "done" and not end.answer.strip()) or end.reason == "limit"
-    ):
-        detail = "; ".join(report.refusals)
-        return "refused", f"ended without an answer after refusals: {detail}"
-    return end.reason, end.detail
-
-
-def result_payload(
-    end: AgentEnd, session_id: str, model: str, window: int, report: RunReport
-) -> dict[str, Any]:
-    reason, detail = final_reason(end, report)
-    return {
-        "answer": end.answer,
-        "reason": reason,
-        "exitCode": EXIT_CODES[reason],
-        "detail": detail,
-        "sessionId": session_id,
-        "model": model,
-        "contextWindow": window,
-        "stats": {
-            "timeMs": end.stats.time_ms,
-            "tokensIn": end.stats.tokens_in,
-            "tokensOut": end.stats.tokens_out,
-            "toolCalls": end.stats.tool_calls,
-        },
-        "changes": list(end.changes),
-        "refusalCount": len(report.refusals),
-        "refusals": report.refusals,
-        "toolErrors": report.tool_errors,
-        **({"plan": report.plan, "planSchema": report.plan_schema} if report.planning else {}),
-    }
-
-
-# --- the run --------------------------------------------------------------------------------
-
-
-def _hint(event: ToolCallEnd) -> str:
-    """The flag that would have allowed this refusal (none for a deny rule or a protected
-    path, which no flag lifts)."""
-    if event.result.diff:
-        return " (allow edits with --auto-apply)"  # only a refused edit has a diff here
-    if event.call.name in MEMORY_TOOLS:
-        return " (allow memory changes with --remember)"
-    error = event.result.error or ""
-    if event.call.name in COMMAND_TOOLS and not error.startswith("command refused by policy"):
-        return " (allow commands with --allow-commands)"
-    return ""
-
-
-def _refusal_watcher(report: RunReport) -> Callable[[Event], None]:
-    """Counts refusals and tool errors for the result; the run goes on (the model read the
-    refusal as the tool's result)."""
-
-    def watch(event: Event) -> None:
-        if isinstance(event, PlanUpdated):
-            report.plan = event.document
-            report.plan_schema = {"version": event.schema_version, "hash": event.schema_hash}
-            return
-        if not isinstance(event, ToolCallEnd) or event.result.success:
-            return
-        message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""
-        if event.result.refused:
-            report.refusals.append(f"{event.call.name}: {message}{_hint(event)}")
-        else:
-            report.tool_errors.append(f"{event.call.name}: {message}")
-
-    return watch
-
-
-def _failed_before_start(
-    message: str, config: Config, mode: OutputMode, out: TextIO, err: TextIO
-) -> int:
-    """The one-line message on stderr; with --output json|stream-json also the result object,
-    so a program reading stdout gets its answer even when the agent never started."""
-    err.write(f"ipuaro: {message}\n")
-    if mode != "text":
-        Printer(mode, out, err).final(
-            {
-                "answer": "",
-                "reason": "error",
-                "exitCode": EXIT_ERROR,
-                "detail": message,
-                "sessionId": None,
-                "model": config.llm.model,
-                "contextWindow": None,
-                "stats": {"timeMs": 0, "tokensIn": 0, "tokensOut": 0, "toolCalls": 0},
-                "changes": [],
-                "refusalCount": 0,
-                "refusals": [],
-                "toolErrors": [],
-            }
-        )
-    return EXIT_ERROR
-
-
 async def run_headless(
     root: Path,
     config: Config,
@@ -375,14 +166,42 @@ async def run_headless(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    from ipuaro.core.checks import model_server_reachable
-    from ipuaro.core.errors import IndexFailed, OpenError
-    from ipuaro.core.workspace import Workspace, WorkspaceOptions
+    from ipuaro.core.interrupt import CtrlC
 
     out = out or sys.stdout
     err = err or sys.stderr
+    opened: list[Workspace] = []
+    with CtrlC() as ctrl_c:
+        try:
+            return await _headless(root, config, options, out, err, ctrl_c, opened)
+        except asyncio.CancelledError:
+            if not ctrl_c.pressed:
+                raise
+            ctrl_c.settle()
+            session = opened[0].session_id if opened else None
+            if opened:
+                await opened[0].aclose()
+            message = "interrupted by the user (Ctrl+C)"
+            return failed_before_start(message, config, options.output, out, err, "aborted",
+                                        session)  # fmt: skip
+
+
+async def _headless(
+    root: Path,
+    config: Config,
+    options: HeadlessOptions,
+    out: TextIO,
+    err: TextIO,
+    ctrl_c: CtrlC,
+    opened: list[Workspace],
+) -> int:
+    from ipuaro.core.checks import model_server_reachable
+    from ipuaro.core.errors import IndexFailed, OpenError
+    from ipuaro.core.server_advice import cannot_reach
+    from ipuaro.core.workspace import Workspace, WorkspaceOptions
+
     if not await model_server_reachable(config):
-        return _failed_before_start(server_hint(config.llm), config, options.output, out, err)
+        return failed_before_start(cannot_reach(config.llm), config, options.output, out, err)
     decider = HeadlessDecider(
         options.on_error, options.auto_apply, options.trust_project, options.remember
     )
@@ -404,7 +223,8 @@ async def run_headless(
             ),
         )
     except OpenError as error:
-        return _failed_before_start(str(error), config, options.output, out, err)
+        return failed_before_start(str(error), config, options.output, out, err)
+    opened.append(workspace)
     try:
         for warning in workspace.warnings:
             err.write(f"ipuaro: warning: {warning}\n")
@@ -412,12 +232,13 @@ async def run_headless(
             await workspace.reindex()
         except IndexFailed as error:
             message = f"indexing failed: {error}"
-            return _failed_before_start(message, config, options.output, out, err)
+            return failed_before_start(message, config, options.output, out, err)
         report = RunReport(planning=options.plan)
         printer = Printer(options.output, out, err)
         workspace.subscribe(printer)
-        workspace.subscribe(_refusal_watcher(report))
+        workspace.subscribe(refusal_watcher(report))
         applied: dict[str, Any] | None = None
+        ctrl_c.request(workspace)
         if options.apply:
             from ipuaro.core.plan_apply import apply_as_answer
 
@@ -425,14 +246,36 @@ async def run_headless(
             applied = outcome.as_json()
         else:
             end = await _run(workspace, options, err)
+            if options.plan and end.reason == "done" and report.plan is not None:
+                end = await _check_plan(workspace, end, report)
+        ctrl_c.request(None)
         window = workspace.window.tokens
         payload = result_payload(end, workspace.session_id, workspace.model, window, report)
         if applied is not None:
             payload["apply"] = applied
+            codes = [line for line in end.answer.splitlines() if line.startswith("ERR_")]
+            if codes:  # the whole refusal, not its heading line
+                payload["detail"] = "\n".join(codes)
         printer.final(payload)
         return int(payload["exitCode"])
     finally:
-        await workspace.aclose()
+        if not workspace.closed:
+            await workspace.aclose()
+
+
+async def _check_plan(workspace: Workspace, end: AgentEnd, report: RunReport) -> AgentEnd:
+    """A plan ``--apply`` always rejects (``ERR_EMPTY_PLAN``) is not a valid plan: exit 1 with
+    the code, as for a plan that never came."""
+    from ipuaro.core.plan_apply import check_stored_plan
+
+    refusal = await check_stored_plan(workspace)
+    # Only a plan with nothing to apply is refused here: the other checks (a file the plan did
+    # not read, a protected path) belong to the plan validator, which asks the model again.
+    if refusal is None or "ERR_EMPTY_PLAN" not in refusal.codes:
+        return end
+    report.plan = None
+    detail = " ".join(refusal.message.splitlines()[1:]) or refusal.message
+    return AgentEnd(end.answer, "error", end.stats, end.changes, detail=detail)
 
 
 async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
@@ -480,7 +323,3 @@ async def _command_prompt(workspace: Workspace, text: str, err: TextIO) -> str |
         return AgentEnd(answer=reply.text, reason="done", stats=MessageStats())
     err.write(f"→ /{command.name}: sending its template ({len(reply.prompt):,} characters)\n")
     return reply.prompt
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"

@@ -26,7 +26,7 @@ def test_file_block_has_signatures_spans_and_no_bodies() -> None:
 
 def test_heading_tags_hubs_entry_points_and_dependents() -> None:
     summary = summarise_file("a/b.py", None, meta(dependents=4, hub=True, entry=True, loc=12))
-    assert file_heading(summary) == "b.py  python 12L hub used-by 4 entry"
+    assert file_heading(summary) == "b.py  python 12 loc hub used-by 4 entry"
 
 
 def test_split_words_handles_camel_snake_and_kebab() -> None:
@@ -49,7 +49,7 @@ def test_small_project_is_rendered_in_full(tmp_path: Path) -> None:
     assert text.startswith("Project tests-agent: 6 files (python 6)")
     assert "hubs: core/hub.py (used by 12)" in text
     assert "entry points: app/main.py" in text
-    assert "core/\n  hub.py  python 50L hub used-by 12" in text
+    assert "core/\n  hub.py  python 50 loc hub used-by 12" in text
     store.close()
 
 

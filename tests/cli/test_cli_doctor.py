@@ -97,7 +97,7 @@ def test_model_missing_on_the_server_says_how_to_pull_it(
     assert result.exit_code == 1
     assert lines_by_check(result)["model"] == (
         f"✗ model: {MODEL} is not on the server — fix: run `ollama pull {MODEL}`, "
-        "or set llm.model to one of the server's models"
+        "or pick one of the server's models with --model NAME (llm.model)"
     )
 
 
@@ -122,7 +122,7 @@ def test_openai_compatible_server(
     assert checks["model server"] == f"✓ model server: openai at {base}/v1 (1 models)"
     assert checks["model"] == (
         "✗ model: other is not on the server — fix: load other in the server, "
-        "or set llm.model to one of: local-7b"
+        "or pick one with --model NAME (llm.model): local-7b"
     )
     assert checks["config"].startswith(f"✓ config: {tmp_path / '.ipuaro.json'};")
     assert result.exit_code == 1

@@ -1,7 +1,7 @@
 """Property: a sloppy `replace` or `edit_file` gives exactly the intended file, or a refusal.
 
 Real source files (the test fixtures, plus a few files of the bench corpora when
-``fetch-corpora.sh`` has cached them), a random edit of a few lines (change, insert, delete),
+``scripts/fetch-corpora`` has cached them), a random edit of a few lines (change, insert, delete),
 then the model's arguments perturbed the ways small models do: indentation shifted (with ``new``
 following the shift or already at the file's indentation), blank lines dropped or added, trailing
 spaces, CRLF, and for ``edit_file`` unchanged lines elided behind a marker. The engines are pure
@@ -12,6 +12,7 @@ counts apply / refuse / differ and requires differ == 0.
 from __future__ import annotations
 
 import difflib
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -24,7 +25,7 @@ from ipuaro.edits.matching import MatchError, find_and_replace
 from ipuaro.edits.text import Lines
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-CORPORA = Path.home() / ".cache" / "ipuaro-corpora"
+CORPORA = Path(os.environ.get("IPUARO_CORPORA") or Path.home() / ".cache" / "ipuaro-corpora")
 SUFFIXES = {".py", ".ts", ".tsx", ".js"}
 
 

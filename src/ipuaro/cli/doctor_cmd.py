@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
 import click
 
 from ipuaro.cli.common import EXIT_USAGE, load_project
+from ipuaro.cli.llm_flags import llm_options, llm_overrides
 from ipuaro.core.checks import (
     CheckResult,
     check_grammars,
@@ -16,14 +18,19 @@ from ipuaro.core.checks import (
     check_sandbox,
     check_store,
 )
+from ipuaro.core.mcp_probe import mcp_checks, probe_mcp
 
 
 @click.command("doctor")
 @click.argument(
     "path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
-def command(path: Path | None) -> None:
-    """Check Python, config, store, tree-sitter grammars, model server and model for PATH.
+@click.option("--model", metavar="M", help="Model name to check (llm.model).")
+@llm_options
+def command(path: Path | None, model: str | None) -> None:
+    """Check Python, config, store, tree-sitter grammars, model server, model and the configured
+    MCP servers for PATH. --model, --provider, --base-url… check that server instead of the
+    configured one, as `ipuaro run` with the same flags would use it.
 
     Prints one line per check (✓ or ✗, and the fix for each ✗). Exit code 0 when every check
     passes, 1 otherwise; 2 when the configuration itself is invalid (the config line says why;
@@ -33,7 +40,8 @@ def command(path: Path | None) -> None:
     from ipuaro.config.loader import PROJECT_FILE, ConfigError, find_project_root
 
     try:
-        root, config = load_project(path, raise_config_errors=True)
+        overrides = {"llm.model": model, **llm_overrides()}
+        root, config = load_project(path, overrides, raise_config_errors=True)
     except ConfigError as error:
         root = find_project_root(Path(path) if path else Path.cwd())
         _report_invalid_config(root, str(error))
@@ -47,6 +55,7 @@ def command(path: Path | None) -> None:
         check_sandbox(root, config),
         *check_grammars(),
         *check_model_server(config, ask_window=True),
+        *mcp_checks(asyncio.run(probe_mcp(root, config))),
     ]
     for result in results:
         click.echo(result.line())

@@ -156,7 +156,12 @@ def _run(
 
 
 def _print_summary(root: Path, summary: IndexRun) -> None:
-    errors = f" ({summary.parse_errors} with parse errors)" if summary.parse_errors else ""
+    errors = ""
+    if summary.parse_errors:
+        # Named, so the user can look: a count alone says something broke, not where.
+        failed = summary.parse_error_files
+        shown = ", ".join(failed[:5]) + (f" and {len(failed) - 5} more" if len(failed) > 5 else "")
+        errors = f" ({summary.parse_errors} with parse errors, kept without symbols: {shown})"
     lines = [
         f"Indexed {root} in {summary.seconds:.2f} s",
         f"  files {summary.files:,} · parsed {summary.parsed:,}{errors} · "

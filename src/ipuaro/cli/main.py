@@ -52,7 +52,9 @@ COMMANDS: dict[str, CommandSpec] = {
         "ipuaro.cli.run_cmd:command", "Run the agent headless on one prompt.", "the agent"
     ),
     "sessions": CommandSpec(
-        "ipuaro.cli.sessions_cmd:command", "List, show, export or delete sessions.", "the agent"
+        "ipuaro.cli.sessions_cmd:command",
+        "List, show, delete, export or import sessions.",
+        "the agent",
     ),
     "memory": CommandSpec(
         "ipuaro.cli.memory_cmd:command",

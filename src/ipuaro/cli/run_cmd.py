@@ -16,9 +16,10 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
     help=(
         "Run the agent headless on one prompt. Never asks: edits need --auto-apply, commands "
         "the policy would ask about need --allow-commands, memory changes the model proposes "
-        "need --remember. Exit codes: 0 done, 1 error (with --plan: no valid plan), 3 no answer "
+        "need --remember. Exit codes: 0 done, 1 error (with --plan: no valid plan, or one with "
+        "nothing to apply), 3 no answer "
         "because of refusals (each refusal goes back to the model), 4 a limit (max turns, loop "
-        "guard)."
+        "guard), 130 interrupted by Ctrl+C (the result is still printed, reason aborted)."
     ),
 )
 @click.option("-p", "--prompt", help='The request; "-" reads it from standard input.')

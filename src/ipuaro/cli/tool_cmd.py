@@ -163,9 +163,9 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
     registry = ToolRegistry.default()
     tool = registry.get(name)
     if tool is None:
-        shown = name.encode("utf-8", "backslashreplace").decode("utf-8")  # bytes from argv
-        names = ", ".join(t.name for t in registry.tools())
-        fail(f"unknown tool {shown!r}; tools: {names} (`ipuaro tools` shows their arguments)")
+        from ipuaro.cli.tools_cmd import unknown_tool
+
+        fail(unknown_tool(name, registry))
     root, config = load_project(project)
     from ipuaro.store.factory import open_store
     from ipuaro.store.protocol import StoreError

@@ -297,10 +297,13 @@ def check_model_server(
     if _has_model(model, names):
         return server, CheckResult("model", True, f"{model} is available ({window_text})")
     if provider == "ollama":
-        fix = f"run `ollama pull {model}`, or set llm.model to one of the server's models"
+        fix = (
+            f"run `ollama pull {model}`, or pick one of the server's models with --model NAME "
+            "(llm.model)"
+        )
     else:
         shown = ", ".join(sorted(names)[:8]) or "none"
-        fix = f"load {model} in the server, or set llm.model to one of: {shown}"
+        fix = f"load {model} in the server, or pick one with --model NAME (llm.model): {shown}"
     return server, CheckResult("model", False, f"{model} is not on the server", fix)
 
 
@@ -358,6 +361,11 @@ def onboarding_checks(root: Path, config: Config) -> Onboarding:
     """Store, model server, model (blocking: run it in a thread)."""
     store = check_store(root, config)
     server, model = check_model_server(config)
+    if server.ok and not model.ok and config.llm.provider == "openai":
+        # An OpenAI-compatible server may serve a name it does not list (llama.cpp answers
+        # with its one model whatever the name): `ipuaro run` goes ahead, so a front end does
+        # too; a server that refuses the name says so at the first request.
+        model = CheckResult("model", True, f"{model.detail}; trying it anyway — {model.fix}")
     results = [store, server] if not server.ok else [store, server, model]
     return Onboarding(
         results,

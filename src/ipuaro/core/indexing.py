@@ -32,6 +32,7 @@ def report_of(summary: IndexSummary) -> IndexReport:
         unchanged=summary.unchanged,
         deleted=summary.deleted,
         parse_errors=summary.parse_errors,
+        parse_error_files=tuple(summary.parse_error_files),
         skipped_non_utf8=summary.skipped_non_utf8,
         removed_temp_files=len(summary.removed_temp_files),
     )

@@ -195,6 +195,24 @@ async def apply_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
     return Reply(report.text(), _REPLY_KINDS.get(report.status, "error"))
 
 
+async def check_stored_plan(workspace: Workspace) -> ApplyReport | None:
+    """The checks ``--apply`` makes, without asking or writing: the refusal a stored plan
+    would get now (``ipuaro run --plan`` must not accept a plan apply always rejects), or
+    None when it would apply (or says ``NO_CHANGES:``, or there is none)."""
+    from ipuaro.planning.actions import PlanInvalid
+    from ipuaro.planning.apply import prepare
+
+    record = workspace.stored_plan()
+    if record is None or record.plan.no_changes:
+        return None
+    try:
+        await asyncio.to_thread(prepare, record, workspace.ctx.tool_ctx.paths, None)
+    except PlanInvalid as invalid:
+        message = "The plan cannot be applied:\n" + str(invalid)
+        return ApplyReport("invalid", message, codes=tuple(invalid.codes))
+    return None
+
+
 async def apply_plan(
     workspace: Workspace,
     record: PlanRecord | None,

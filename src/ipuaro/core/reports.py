@@ -26,6 +26,8 @@ class IndexReport:
     unchanged: int
     deleted: int = 0
     parse_errors: int = 0
+    parse_error_files: tuple[str, ...] = ()
+    """Which files: a count alone says something broke, not where."""
     skipped_non_utf8: int = 0
     removed_temp_files: int = 0
     """Temp files of writes killed before their rename, cleaned up by this run."""
@@ -44,7 +46,10 @@ class IndexReport:
         if self.deleted:
             parts.append(f"{self.deleted:,} removed")
         if self.parse_errors:
-            parts.append(plural(self.parse_errors, "parse error"))
+            named = ", ".join(self.parse_error_files[:3])
+            more = f" +{len(self.parse_error_files) - 3}" if len(self.parse_error_files) > 3 else ""
+            where = f" ({named}{more})" if named else ""
+            parts.append(plural(self.parse_errors, "parse error") + where)
         if self.skipped_non_utf8:
             parts.append(f"{self.skipped_non_utf8:,} non-UTF-8 skipped")
         if self.removed_temp_files:

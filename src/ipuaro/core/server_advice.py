@@ -51,3 +51,10 @@ def start_advice(llm: LlmConfig) -> str:
         f"(llama.cpp), `{commands[1].split('   ')[0]}` (vLLM) or LM Studio's local server on "
         "that port (or set llm.baseUrl to where it runs)"
     )
+
+
+def cannot_reach(llm: LlmConfig) -> str:
+    """The one-line 'not reachable' message of ``ipuaro run``: which server, where, and how to
+    start it on the user's host and port (not a default's)."""
+    name = "Ollama server" if llm.provider == "ollama" else "OpenAI-compatible server"
+    return f"cannot reach the {name} at {configured_url(llm)}: {start_advice(llm)}."

@@ -46,6 +46,9 @@ class MessageStats(DomainModel):
     tool_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    estimated: bool | None = None
+    """True when some counts are ipuaro's estimate: the server sent no usage. None (left out
+    of the JSON) when the server counted them all."""
 
 
 class ChatMessage(DomainModel):

@@ -13,7 +13,7 @@ Hub rule (``FileMeta.isHub``): more than 5 dependents, or at least 2 dependents 
 1 % of files by dependents (so small projects still have hubs). Entry points
 (``FileMeta.isEntryPoint``): code files named like an entry (``index``, ``main``, ``cli``,
 ``__main__``, ``manage``, ``app``, ``server``, ``wsgi``, ``asgi``, ``setup``) or with no
-dependents at all.
+dependents at all — never a declaration file (``.d.ts``, ``.pyi``): it declares, nothing runs it.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ RESOLVED_LANGUAGES = CODE_LANGUAGES | RESOLVED_TAGS_LANGUAGES
 ENTRY_STEMS = frozenset(
     {"index", "main", "cli", "__main__", "manage", "app", "server", "wsgi", "asgi", "setup"}
 )
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 HUB_MIN_DEPENDENTS = 5
 HUB_TOP_FRACTION = 0.01
 
@@ -152,6 +153,10 @@ def is_hub(dependents: int, threshold: int) -> bool:
     return dependents > HUB_MIN_DEPENDENTS or (dependents >= 2 and dependents >= threshold)
 
 
+def is_declaration(path: str) -> bool:
+    return path.lower().endswith(DECLARATION_SUFFIXES)
+
+
 def is_entry_name(path: str) -> bool:
     name = posixpath.basename(path)
     stem = name.split(".", 1)[0]
@@ -172,7 +177,7 @@ def build_meta(
     threshold: int,
 ) -> FileMeta:
     dependents = graph.dependents_of(path)
-    code = file_type in CODE_LANGUAGES
+    code = file_type in CODE_LANGUAGES and not is_declaration(path)
     return FileMeta(
         complexity=score,
         dependencies=graph.dependencies_of(path),

@@ -38,6 +38,8 @@ class IndexSummary:
     parsed: int = 0
     unchanged: int = 0
     parse_errors: int = 0
+    parse_error_files: list[str] = field(default_factory=list)
+    """The files of ``parse_errors``: stored as text, summarised with no syntax tree."""
     skipped_non_utf8: int = 0
     too_large_to_parse: list[str] = field(default_factory=list)
     """Source files above ``project.maxParseBytes``: stored as text, not parsed."""
@@ -57,6 +59,7 @@ class IndexSummary:
     def to_json(self) -> dict[str, Any]:
         camel = {
             "parse_errors": "parseErrors",
+            "parse_error_files": "parseErrorFiles",
             "skipped_non_utf8": "skippedNonUtf8",
             "too_large_to_parse": "tooLargeToParse",
             "too_large_to_store": "tooLargeToStore",
@@ -275,6 +278,7 @@ class Indexer:
     ) -> None:
         summary.parsed = outcome.parsed
         summary.parse_errors = outcome.parse_errors
+        summary.parse_error_files = outcome.parse_error_files
         summary.deleted = len(deleted)
         summary.files = files
         summary.symbols, summary.references = state.totals()

@@ -23,7 +23,7 @@ import logging
 import posixpath
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -111,6 +111,7 @@ class OtherFile:
 class RunOutcome:
     parsed: int = 0
     parse_errors: int = 0
+    parse_error_files: list[str] = field(default_factory=list)
 
 
 def chunk_jobs(jobs: list[ParseJob]) -> Iterable[list[ParseJob]]:
@@ -209,8 +210,8 @@ class IndexRun:
         self.batch.project_indexes = self.state.project_indexes(self.files_after)
         self.store.apply_batch(self.batch)
         clock.lap("final batch written")
-        errors = sum(1 for s in self.summaries.values() if s.parse_error)
-        return RunOutcome(parsed=len(self.summaries), parse_errors=errors)
+        errors = sorted(p for p, s in self.summaries.items() if s.parse_error)
+        return RunOutcome(len(self.summaries), len(errors), errors)
 
     def _collect(self, summaries: list[FileSummary]) -> None:
         for summary in summaries:

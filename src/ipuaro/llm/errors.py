@@ -68,7 +68,7 @@ RETRY_POLICY: Mapping[ErrorKind, RetryRule] = MappingProxyType(
             False, "Set the API key in the environment variable named by llm.apiKeyEnv."
         ),
         "model_not_found": RetryRule(
-            False, "Pull the model or set llm.model to one the server has."
+            False, "Pull the model, or pick one the server has with --model (llm.model)."
         ),
         "context_overflow": RetryRule(
             False,

@@ -59,8 +59,8 @@ class OllamaClient(HttpModelClient):
                 f"Start Ollama with `ollama serve`, then get the model with `ollama pull {model}` "
                 f"(or set llm.baseUrl if Ollama runs elsewhere than {url})."
             ),
-            missing_model_hint=f"Get the model with `ollama pull {model}`, or set llm.model to "
-            "one listed by `ollama list`.",
+            missing_model_hint=f"Get the model with `ollama pull {model}`, or pick one listed "
+            "by `ollama list` with --model NAME (llm.model).",
         )
         super().__init__(
             model=model,

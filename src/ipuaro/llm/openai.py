@@ -74,11 +74,12 @@ class OpenAICompatibleClient(HttpModelClient):
             base_url=url,
             start_hint=(
                 f"Start the server so it listens on {url} (llama.cpp: "
-                "`llama-server -m MODEL.gguf --port 8080`; LM Studio: start the local server), "
+                f"`llama-server -m MODEL.gguf --port {httpx.URL(url).port or 80}`; LM Studio: "
+                "start the local server), "
                 "or set llm.baseUrl to where it runs."
             ),
-            missing_model_hint=f"Load {model} in the server, or set llm.model to one listed by "
-            f"GET {url}/models.",
+            missing_model_hint=f"Load {model} in the server, or pick one listed by GET "
+            f"{url}/models with --model NAME (llm.model).",
         )
         super().__init__(
             model=model,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import logging
+import re
 import sqlite3
 from typing import Any, Protocol
 
@@ -27,6 +28,15 @@ from ipuaro.tools.arguments import (
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
 from ipuaro.tools.limits import cap_output_lines
 from ipuaro.tools.repair import repair_arguments
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+"""Where ``createFile`` becomes ``create_File``: models trained on other agents write camelCase."""
+
+
+def snake_name(name: str) -> str:
+    """``createFile`` / ``Create-File`` → ``create_file``."""
+    return _CAMEL_BOUNDARY.sub("_", name.strip()).lower().replace("-", "_")
+
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +220,7 @@ class ToolRegistry:
         tools = self._tools
         if name in tools:
             return name
-        cleaned = name.strip().lower().replace("-", "_")
+        cleaned = snake_name(name)
         if cleaned in tools:
             return cleaned
         alias = TOOL_ALIASES.get(cleaned)
@@ -334,6 +344,10 @@ class ToolRegistry:
 
     def _unknown(self, name: Any) -> str:
         shown = name if isinstance(name, str) else repr(name)
-        close = difflib.get_close_matches(str(shown), sorted(self.accepted_names()), n=3)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        close = difflib.get_close_matches(
+            snake_name(str(shown)), sorted(self.accepted_names()), n=3
+        )
+        # Aliases stand for their tool: suggest the tool (write_file → create_file), once each.
+        tools = list(dict.fromkeys(self.resolve_name(n) or n for n in close))
+        hint = f" Did you mean: {', '.join(tools)}?" if tools else ""
         return f"Unknown tool {shown!r}.{hint} Available tools: {', '.join(self._tools)}."

@@ -200,7 +200,7 @@ class EventView:
                 elapsed,
                 event.stats.tokens,
                 event.stats.tool_calls,
-                estimated=event.reason == "aborted",
+                estimated=event.reason == "aborted" or bool(event.stats.estimated),
             )
         await app.chat.end_answer(stats)
         app.status.change(state="error" if event.reason == "error" else "ready")

@@ -23,6 +23,9 @@ MAX_METHODS = 15
 MAX_FUNCTIONS = 25
 """A summary is an overview: past these, ``+N more`` points at get_class / get_structure."""
 
+DATA_LANGUAGES = frozenset({"json", "yaml", "properties", "udev"})
+"""Parsed for their keys, but data, not code: never "complex" however long they are."""
+
 _WORD = re.compile(r"[A-Za-z][a-z0-9]*|[A-Z]+(?![a-z])|[0-9]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -41,7 +44,10 @@ class FileSummary:
     path_words: frozenset[str]
     """The part of ``words`` that comes from the path (a stronger match)."""
     language: str
+    is_code: bool
+    """Parsed by a code grammar: prose, logs and data files (however long) are not."""
     loc: int
+    """Non-blank lines, not the file's length (line spans may go past it)."""
     dependents: int
     is_hub: bool
     is_entry_point: bool
@@ -164,13 +170,15 @@ def summarise_file(path: str, ast: FileAST | None, meta: FileMeta | None) -> Fil
             for method in cls.methods:
                 words |= split_words(method.name)
     brief_names = names[:6] + ([f"+{len(names) - 6}"] if len(names) > 6 else [])
+    language = meta.file_type if meta else (ast.language if ast and ast.language else "text")
     return FileSummary(
         path=path,
         full="\n".join(lines),
         brief=", ".join(brief_names),
         words=frozenset(words),
         path_words=path_words,
-        language=(meta.file_type if meta else (ast.language if ast and ast.language else "text")),
+        language=language,
+        is_code=ast is not None and language not in DATA_LANGUAGES,
         loc=meta.complexity.loc if meta else 0,
         dependents=len(meta.dependents) if meta else 0,
         is_hub=bool(meta and meta.is_hub),
@@ -180,12 +188,13 @@ def summarise_file(path: str, ast: FileAST | None, meta: FileMeta | None) -> Fil
 
 
 def file_heading(summary: FileSummary) -> str:
-    """``cart.py  python 60L hub used-by 3 entry`` — the name as listed under its folder.
+    """``cart.py  python 60 loc hub used-by 3 entry`` — the name as listed under its folder.
+    ``loc`` counts non-blank lines: the file is longer, so it must not read as the length.
 
     ASCII only: the prompt is estimated and tokenised faster, and small models read it as well."""
     tags = [summary.language]
     if summary.loc:
-        tags.append(f"{summary.loc}L")
+        tags.append(f"{summary.loc} loc")
     if summary.is_hub:
         tags.append("hub")
     if summary.dependents:

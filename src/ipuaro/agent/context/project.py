@@ -26,6 +26,7 @@ Estimator = Callable[[str], int]
 FULL_SHARE = 0.85
 """Share of the file budget full blocks may take, so brief lines still name the next files."""
 
+FILES_TITLE = "## Files (AST summary: signatures with line spans, no code; loc = non-blank lines)"
 MAX_FOLD_DEPTH = 4
 METRIC_ITEMS = 8
 
@@ -228,9 +229,10 @@ class ProjectSummary:
             (s for s in values if s.is_entry_point and not is_test(s.path)),
             key=lambda s: (s.path.count("/"), s.path),
         )
-        # Scores under 1 are config and prose files: not what "complex" should point at.
+        # A long changelog, log or lock file scores high on length alone: only code counts.
         complex_ = sorted(
-            (s for s in values if s.complexity >= 1), key=lambda s: (-s.complexity, s.path)
+            (s for s in values if s.is_code and s.complexity >= 1),
+            key=lambda s: (-s.complexity, s.path),
         )
         lines = ["## Metrics"]
         if hubs:
@@ -258,9 +260,11 @@ class ProjectSummary:
         parts = [header]
         if metrics:
             parts.append(metrics)
-        lines = ["## Files (AST summary: signatures with line spans, no code)"]
+        lines = [FILES_TITLE]
         current_dir: str | None = None
-        for path in sorted(tiers):
+        # Root files first, then each folder once: sorted by path, a root file after `lib/x`
+        # would sit under the `lib/` heading with nothing to say it left the folder.
+        for path in sorted(tiers, key=lambda p: (_dir(p), p)):
             summary = summaries[path]
             folder = _dir(path)
             if folder != current_dir:

@@ -257,9 +257,10 @@ class Agent:
                 raise Stop(*self._stop_request)
             turn += 1
             if turn > self.max_turns:
+                # Front ends say "stopped" with the reason: the detail says only why.
                 raise Stop(
                     "limit",
-                    f"stopped after {self.max_turns} model turns without a final answer "
+                    f"no final answer after {self.max_turns} model turns "
                     "(llm.maxTurns; raise it or narrow the request)",
                 )
             await self._inject_steers()
@@ -270,7 +271,7 @@ class Agent:
             assert result.reply is not None
             reply = result.reply
             usage = reply.usage
-            stats.add_usage(usage.prompt_tokens, usage.completion_tokens)
+            stats.add_usage(usage.prompt_tokens, usage.completion_tokens, usage.estimated)
             if not usage.estimated:
                 self.context.meter.report(
                     assembled.tokens, usage.prompt_tokens, usage.completion_tokens
@@ -280,7 +281,11 @@ class Agent:
             intent = sort_calls([self._normalise(c) for c in parsed.calls], parsed, self._read_only)
             calls = intent.run
             message_stats = turn_stats(
-                result.duration_s, usage.prompt_tokens, usage.completion_tokens, len(calls)
+                result.duration_s,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                len(calls),
+                usage.estimated,
             )
             unreadable = not calls and not intent.held and (parsed.errors or not parsed.text)
             if unreadable:
@@ -356,6 +361,7 @@ class Agent:
                 stats.add_usage(
                     self.context.meter.corrected(assembled.tokens),
                     self.context.estimate(result.text) if result.text else 0,
+                    estimated=True,
                 )
                 keep_partial(self.session.history, result.text)
                 raise Stop("aborted", "interrupted by the user")
@@ -409,7 +415,7 @@ class Agent:
                 )
             raise Stop(
                 "limit",
-                f"stopped: {call.name} was called {repeats} times in a row with the same "
+                f"{call.name} was called {repeats} times in a row with the same "
                 "arguments (loop guard)",
             )
 

@@ -20,10 +20,15 @@ class RequestStats:
     edits_rejected: int = 0
     changes: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
+    estimated: bool = False
+    """Some counts are estimates: a server sent no usage."""
 
-    def add_usage(self, prompt_tokens: int, completion_tokens: int) -> None:
+    def add_usage(
+        self, prompt_tokens: int, completion_tokens: int, estimated: bool = False
+    ) -> None:
         self.tokens_in += prompt_tokens
         self.tokens_out += completion_tokens
+        self.estimated = self.estimated or estimated
 
     def add_change(self, path: str) -> None:
         if path not in self.changes:
@@ -40,6 +45,7 @@ class RequestStats:
             tool_calls=self.tool_calls,
             tokens_in=self.tokens_in,
             tokens_out=self.tokens_out,
+            estimated=self.estimated or None,
         )
 
     def fold_into(self, session: SessionStats) -> None:
@@ -51,7 +57,11 @@ class RequestStats:
 
 
 def turn_stats(
-    duration_s: float, prompt_tokens: int, completion_tokens: int, calls: int
+    duration_s: float,
+    prompt_tokens: int,
+    completion_tokens: int,
+    calls: int,
+    estimated: bool = False,
 ) -> MessageStats:
     return MessageStats(
         tokens=prompt_tokens + completion_tokens,
@@ -59,4 +69,5 @@ def turn_stats(
         tool_calls=calls,
         tokens_in=prompt_tokens,
         tokens_out=completion_tokens,
+        estimated=estimated or None,
     )

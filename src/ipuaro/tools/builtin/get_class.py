@@ -77,9 +77,21 @@ class GetClass(BaseTool):
                     "lineEnd": typ.line_end,
                 }
                 return ToolOutcome.ok(text, data=data)
+        function = next((f for f in ast.functions if f.name == wanted), None)
+        if function is not None:
+            # `function Router(options) {…}` with `Router.prototype.x = …`: a JavaScript class
+            # written the old way. Say where it is and which tool reads it.
+            raise ToolError(
+                f"{wanted!r} in {stored.path} is a function, not a class (a constructor "
+                f"function, lines {function.line_start}-{function.line_end}). Did you mean: "
+                f"get_function(path={stored.path!r}, name={wanted!r})? Its prototype methods "
+                f"are found with grep_search for '{wanted}.prototype.'."
+            )
         names = [c.name for c in ast.classes] + [t.name for t in ast.types]
+        # A capitalised function is a constructor by convention: a candidate for the name.
+        constructors = [f.name for f in ast.functions if f.name[:1].isupper()]
         message = f"No class {wanted!r} in {stored.path}."
-        close = difflib.get_close_matches(wanted, names, n=5, cutoff=0.5)
+        close = difflib.get_close_matches(wanted, names + constructors, n=5, cutoff=0.5)
         if close:
             message += f" Did you mean: {', '.join(close)}?"
         elif names:
