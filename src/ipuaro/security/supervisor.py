@@ -1,0 +1,178 @@
+"""The parent of every one-shot process ipuaro starts: nothing it spawns outlives it.
+
+Run as a script (``python -I -S supervisor.py -- COMMAND...``), standard library only. It makes
+itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): a process the command starts
+that leaves its group or session (``setsid``, a double fork, ``nohup … &``) is re-parented to
+the supervisor instead of to PID 1, so the supervisor always knows all of them. It then starts
+the command and waits; when the command ends, or the supervisor is told to stop (``SIGTERM``,
+``SIGINT``, ``SIGHUP`` — ipuaro's time-out or cancel), or ipuaro itself dies
+(``PR_SET_PDEATHSIG``), every descendant still running is sent ``SIGTERM``, then ``SIGKILL``,
+and reaped. Its exit code is the command's (``128 + n`` when a signal ``n`` ended it).
+
+Why a subreaper and not a PID namespace or a cgroup: it needs no privilege and no user
+namespaces (often disabled), works as root and as a user, and costs one small process.
+What it cannot catch: a process that escapes *and* is re-parented elsewhere before the
+supervisor sees it — impossible on Linux, where orphans always go to the nearest subreaper.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+SIGHUP, SIGINT, SIGKILL, SIGTERM = 1, 2, 9, 15
+TERM_GRACE_S = 0.5
+SCRIPT = os.path.abspath(__file__)
+
+
+class _Stop(Exception):
+    """ipuaro (or a dying ipuaro's death signal) asked the supervisor to stop everything."""
+
+
+def supervised_argv(argv: list[str], status_fd: int | None = None) -> list[str]:
+    """``argv`` run under the supervisor by this Python (``-I -S``: no ipuaro imports). With
+    ``status_fd`` (passed to the child), the supervisor writes ``stopped`` there when it had
+    to stop processes the command left running after it ended."""
+    if not argv:
+        raise ValueError("supervised_argv needs a command to run")
+    report = [] if status_fd is None else ["--status-fd", str(status_fd)]
+    return [sys.executable, "-I", "-S", SCRIPT, *report, "--", *argv]
+
+
+def _children_map() -> dict[int, list[int]]:
+    """{parent pid: [live child pids]} from ``/proc``."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return children
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 1 and fields[0] not in ("Z", "X"):
+            children.setdefault(int(fields[1]), []).append(int(name))
+    return children
+
+
+def descendants(pid: int) -> list[int]:
+    """Live descendants of ``pid`` (children first)."""
+    tree = _children_map()
+    found: list[int] = []
+    queue = list(tree.get(pid, []))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue.extend(tree.get(child, []))
+    return found
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+        if pid == 0:
+            return
+
+
+def stop_all(grace: float = TERM_GRACE_S) -> None:
+    """TERM every descendant, wait up to ``grace`` seconds, then KILL until none is left."""
+    me = os.getpid()
+    for sig, wait in ((SIGTERM, grace), (SIGKILL, 5.0)):
+        deadline = time.monotonic() + wait
+        signalled = False
+        while time.monotonic() < deadline or not signalled:
+            _reap()
+            left = descendants(me)
+            if not left:
+                return
+            if sig == SIGKILL or not signalled:
+                for pid in left:
+                    try:
+                        os.kill(pid, sig)
+                        if sig == SIGTERM:
+                            os.kill(pid, 18)  # SIGCONT: a stopped process must wake to die
+                    except OSError:
+                        pass
+                signalled = True
+            time.sleep(0.01)
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def main(argv: list[str]) -> int:
+    status_fd = -1
+    if argv[:1] == ["--status-fd"] and len(argv) > 1 and argv[1].isdigit():
+        status_fd, argv = int(argv[1]), argv[2:]
+    if not argv or argv[0] != "--" or len(argv) < 2:
+        sys.stderr.write("usage: supervisor.py [--status-fd FD] -- COMMAND [ARG...]\n")
+        return 2
+    command = argv[1:]
+    import _signal  # type: ignore[import-not-found]  # no stubs: a C module
+
+    def stop(signum: int, frame: object) -> None:
+        raise _Stop(signum)
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    parent = os.getppid()
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0)
+    for signum in (SIGTERM, SIGINT, SIGHUP):
+        _signal.signal(signum, stop)
+    try:
+        if os.getppid() != parent:
+            raise _Stop(SIGTERM)  # ipuaro died before the death signal was armed
+        child = os.fork()
+        if child == 0:
+            if status_fd >= 0:
+                os.close(status_fd)
+            for signum in (SIGTERM, SIGINT, SIGHUP, 13, 25):  # and SIGPIPE, SIGXFSZ
+                _signal.signal(signum, _signal.SIG_DFL)
+            try:
+                os.execvp(command[0], command)
+            except OSError as error:
+                sys.stderr.write(f"ipuaro: cannot run {command[0]!r} ({error.strerror})\n")
+            os._exit(127)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                return 0
+            if pid == child:
+                code = _exit_code(status)
+                break
+    except _Stop as stopped:
+        for signum in (SIGTERM, SIGINT, SIGHUP):
+            _signal.signal(signum, _signal.SIG_IGN)
+        stop_all()
+        return 128 + int(stopped.args[0])
+    for signum in (SIGTERM, SIGINT, SIGHUP):
+        _signal.signal(signum, _signal.SIG_IGN)
+    if status_fd >= 0 and descendants(os.getpid()):
+        try:  # noqa: SIM105 - contextlib would slow every command's start
+            os.write(status_fd, b"stopped")
+        except OSError:
+            pass
+    stop_all()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

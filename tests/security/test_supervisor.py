@@ -1,0 +1,107 @@
+"""No process a command starts outlives it — not ``setsid``, not a double fork, not when the
+command times out while an escaped child holds its output open, not when ipuaro is killed.
+
+Real processes throughout; each escaped process writes its pid to a file the test waits for,
+and the test then checks ``/proc`` (a zombie counts as gone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ipuaro.security.runner import run_shell
+from ipuaro.security.sandbox import SandboxProfile
+from ipuaro.security.supervisor import supervised_argv
+
+HANG_GUARD_S = 120.0  # only breaks a hang; nothing here measures time
+
+ESCAPES = (
+    "setsid sh -c 'echo $$ > {d}/setsid.pid; exec sleep 300' > /dev/null 2>&1 & "
+    "( ( sh -c 'echo $$ > {d}/double.pid; exec sleep 300' > /dev/null 2>&1 & ) & ) ; "
+    "while [ ! -s {d}/setsid.pid ] || [ ! -s {d}/double.pid ]; do sleep 0.01; done"
+)
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+def pids(folder: Path, *names: str) -> list[int]:
+    return [int((folder / f"{name}.pid").read_text()) for name in names]
+
+
+def wait_gone(pid_list: list[int]) -> list[int]:
+    deadline = time.monotonic() + HANG_GUARD_S
+    while time.monotonic() < deadline and any(alive(p) for p in pid_list):
+        time.sleep(0.02)
+    return [p for p in pid_list if alive(p)]
+
+
+async def test_setsid_and_double_forks_end_with_the_command(tmp_path: Path) -> None:
+    outcome = await asyncio.wait_for(
+        run_shell(ESCAPES.format(d=tmp_path) + "; echo done", tmp_path, timeout=None),
+        HANG_GUARD_S,
+    )
+    assert outcome.exit_code == 0 and "done" in outcome.output
+    assert outcome.stopped_background
+    assert [p for p in pids(tmp_path, "setsid", "double") if alive(p)] == []
+
+
+async def test_timeout_holds_when_an_escaped_child_keeps_the_output_open(
+    tmp_path: Path,
+) -> None:
+    # The escaped child writes to the command's own output pipe and never closes it.
+    command = (
+        f"setsid sh -c 'echo $$ > {tmp_path}/holder.pid; exec sleep 300' & "
+        f"while [ ! -s {tmp_path}/holder.pid ]; do sleep 0.01; done; echo waiting; sleep 300"
+    )
+    outcome = await asyncio.wait_for(run_shell(command, tmp_path, timeout=1.0), HANG_GUARD_S)
+    assert outcome.timed_out and outcome.exit_code is None
+    assert "waiting" in outcome.output
+    assert not alive(pids(tmp_path, "holder")[0])
+
+
+async def test_sandboxed_command_escapes_are_stopped_too(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    profile = SandboxProfile.for_project(project)
+    outcome = await asyncio.wait_for(
+        run_shell(ESCAPES.format(d=project), project, timeout=None, sandbox=profile),
+        HANG_GUARD_S,
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert [p for p in pids(project, "setsid", "double") if alive(p)] == []
+
+
+def test_killing_ipuaro_takes_every_escaped_process_with_it(tmp_path: Path) -> None:
+    """A stand-in for ipuaro runs a command through the supervisor and is SIGKILLed while the
+    command and its escaped children run: the supervisor's death signal stops them all."""
+    (tmp_path / "go.sh").write_text(ESCAPES.format(d=tmp_path) + "; echo ready; sleep 300\n")
+    argv = supervised_argv(["/bin/sh", str(tmp_path / "go.sh")])
+    host = subprocess.Popen(
+        [sys.executable, "-c", "import subprocess, sys; subprocess.run(sys.argv[1:])", *argv],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert host.stdout is not None and host.stdout.readline() == "ready\n"
+        escaped = pids(tmp_path, "setsid", "double")
+        assert all(alive(p) for p in escaped)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+        assert wait_gone(escaped) == []
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
