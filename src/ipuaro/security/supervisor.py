@@ -23,6 +23,7 @@ import sys
 import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 SIGHUP, SIGINT, SIGKILL, SIGTERM = 1, 2, 9, 15
 TERM_GRACE_S = 0.5
@@ -111,10 +112,16 @@ def stop_all(grace: float = TERM_GRACE_S) -> None:
             time.sleep(0.01)
 
 
-def _exit_code(status: int) -> int:
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
+def _exit_like(status: int, signal_module: object) -> int:
+    """Exit the way the command did: its exit code, or killed by the same signal (so the
+    caller sees the usual negative return code), without a core dump of the supervisor."""
+    if not os.WIFSIGNALED(status):
+        return os.WEXITSTATUS(status)
+    signum = os.WTERMSIG(status)
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal_module.signal(signum, signal_module.SIG_DFL)  # type: ignore[attr-defined]
+    os.kill(os.getpid(), signum)
+    return 128 + signum  # a signal that does not end a process by default
 
 
 def main(argv: list[str]) -> int:
@@ -156,7 +163,6 @@ def main(argv: list[str]) -> int:
             except ChildProcessError:
                 return 0
             if pid == child:
-                code = _exit_code(status)
                 break
     except _Stop as stopped:
         for signum in (SIGTERM, SIGINT, SIGHUP):
@@ -171,7 +177,7 @@ def main(argv: list[str]) -> int:
         except OSError:
             pass
     stop_all()
-    return code
+    return _exit_like(status, _signal)
 
 
 if __name__ == "__main__":
