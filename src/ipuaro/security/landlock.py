@@ -24,6 +24,10 @@ import ctypes
 import os
 import sys
 
+TYPE_CHECKING = False  # not ``typing``: importing it would slow every command's start
+if TYPE_CHECKING:
+    from typing import Any
+
 SYS_CREATE_RULESET = 444  # the same numbers on every architecture (generic syscall table)
 SYS_ADD_RULE = 445
 SYS_RESTRICT_SELF = 446
@@ -169,16 +173,40 @@ def _restore_signals() -> None:
             _signal.signal(number, _signal.SIG_DFL)
 
 
-def launcher_args(rules: list[tuple[str, int]], *, network: bool) -> list[str]:
-    """The launcher's arguments for ``rules``: ``NETWORK`` (0/1), then RIGHTS PATH pairs."""
+def launcher_args(
+    rules: list[tuple[str, int]],
+    *,
+    network: bool,
+    pinned: list[str] | tuple[str, ...] = (),
+    read_only: list[str] | tuple[str, ...] = (),
+) -> list[str]:
+    """The launcher's arguments: ``NETWORK`` (0/1), then RIGHTS PATH pairs, where RIGHTS may
+    also be ``pin`` or ``ro`` (paths :mod:`ipuaro.security.confine` keeps in place or
+    read-only)."""
     out = ["1" if network else "0"]
+    out += [word for path in pinned for word in ("pin", path)]
+    out += [word for path in read_only for word in ("ro", path)]
     for path, rights in rules:
         out += [str(rights), path]
     return out
 
 
+def _confine_module() -> object:
+    """:mod:`ipuaro.security.confine`, loaded beside this file (the launcher runs with
+    ``-I``: ipuaro is not importable)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import confine  # type: ignore[import-not-found]  # a sibling file, loaded by path
+
+    return confine
+
+
 def main(argv: list[str]) -> int:
     """``landlock.py NETWORK [RIGHTS PATH]... -- COMMAND...``: confine, then exec the command.
+
+    Before Landlock: the ``pin``/``ro`` paths are bound in a mount namespace of the
+    launcher's own; after it, as root, the seccomp filter (:mod:`ipuaro.security.confine`).
 
     Plain words rather than JSON: importing ``json`` (and ``re`` with it) would double the
     launcher's start-up, which every command pays.
@@ -191,8 +219,16 @@ def main(argv: list[str]) -> int:
     try:
         if not spec or spec[0] not in ("0", "1") or len(spec) % 2 != 1:
             raise ValueError("expected NETWORK (0 or 1) then RIGHTS PATH pairs")
-        rules = [(spec[i + 1], int(spec[i])) for i in range(1, len(spec), 2)]
+        pairs = [(spec[i], spec[i + 1]) for i in range(1, len(spec), 2)]
+        pinned = [path for word, path in pairs if word == "pin"]
+        read_only = [path for word, path in pairs if word == "ro"]
+        rules = [(path, int(word)) for word, path in pairs if word not in ("pin", "ro")]
+        confine: Any = _confine_module() if pinned or read_only or os.geteuid() == 0 else None
+        if confine is not None:
+            confine.protect(pinned, read_only)  # best effort: no user namespaces, no pins
         restrict(rules, network=spec[0] == "1")
+        if confine is not None:
+            confine.deny_as_root()
     except ValueError as error:
         sys.stderr.write(f"ipuaro sandbox: bad rules ({error})\n")
         return LAUNCH_FAILED
