@@ -119,3 +119,41 @@ def test_as_root_raw_and_netlink_sockets_and_chroot_are_refused(
         "chroot refused",
         "udp open",
     ], done.stderr
+
+
+def test_toolchain_folders_on_path_open_their_programs_not_the_secrets_beside_them(
+    places: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """``~/.cargo/bin`` and ``~/.local/bin`` on PATH, and a toolchain in a hidden place: their
+    programs run and read their own files, but never the keys next to them."""
+    root, home, _ = places
+    hidden = tmp_path / "opt-hidden" / "tc"
+    canaries = {
+        home / ".cargo" / "credentials.toml": "CARGO-CANARY",
+        home / ".local" / "share" / "keyrings" / "login.keyring": "KEYRING-CANARY",
+        hidden / "credentials.toml": "HIDDEN-CANARY",
+    }
+    for path, text in canaries.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+    bins = [home / ".cargo" / "bin", home / ".local" / "bin", hidden / "bin"]
+    for n, folder in enumerate(bins):
+        folder.mkdir(parents=True)
+        (folder.parent / "lib").mkdir(exist_ok=True)
+        (folder.parent / "lib" / "data.txt").write_text(f"TOOL-{n}\n")
+        tool = folder / f"tool{n}"
+        tool.write_text(f"#!/bin/sh\ncat {folder.parent}/lib/data.txt\n")
+        tool.chmod(0o755)
+    path = os.pathsep.join([*map(str, bins), "/usr/bin", "/bin"])
+    profile = SandboxProfile.for_project(root, env={"HOME": str(home), "PATH": path})
+    reads = "; ".join(f"cat {p} 2>/dev/null" for p in canaries)
+    done = subprocess.run(
+        profile.wrap(["/bin/sh", "-c", f"tool0; tool1; tool2; {reads}; echo end"]),
+        cwd=root,
+        env=profile.environment({"PATH": path, "HOME": str(home)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.split() == ["TOOL-0", "TOOL-1", "TOOL-2", "end"], done.stderr

@@ -78,6 +78,10 @@ HOME_SECRETS: dict[str, frozenset[str]] = {
     ".terraform.d": frozenset({"credentials.tfrc.json"}),
 }  # fmt: skip
 """Secret entries of the home folder (by parent, relative to home): never readable."""
+TOOLCHAIN_PARTS = ("bin", "lib", "lib64", "libexec", "share", "include", "etc", "pkg", "src",
+                   "registry", "toolchains", "conda-meta", "pyvenv.cfg", "VERSION", "go.env")  # fmt: skip
+"""What of a ``…/bin`` folder's prefix is opened for the programs in it (Python venvs, Node,
+Go, Cargo's registry, conda): the rest of the prefix stays hidden."""
 PROTECTED_INPUTS = (".ipuaro.json", ".ipuaro")
 """ipuaro's own files in a project: read-only to sandboxed commands (with ``.git``'s config
 and hooks, :meth:`SandboxProfile.protected`)."""
@@ -302,8 +306,10 @@ def sandboxed_argv(profile: SandboxProfile, argv: list[str]) -> list[str]:
 def toolchain_folders(env: Mapping[str, str] | None, home: Path) -> tuple[Path, ...]:
     """Folders the commands' programs live in, readable even where the profile hides their
     parent (a virtualenv or a checkout under ``/tmp`` or the home folder): ipuaro's own Python
-    prefixes, and each ``PATH`` folder with its prefix when it is a ``…/bin``. The home folder
-    itself and secret locations are never opened this way."""
+    prefixes, and each ``PATH`` folder; for a ``…/bin``, only the parts of its prefix a
+    toolchain reads (:data:`TOOLCHAIN_PARTS`: ``lib``, ``share``…), never the prefix itself —
+    ``~/.cargo/credentials.toml`` sits beside ``~/.cargo/bin``. The home folder itself, secret
+    locations and any folder holding one are never opened this way."""
     path_value = (os.environ if env is None else env).get("PATH", "")
     found: list[Path] = [Path(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     for entry in path_value.split(os.pathsep):
@@ -312,20 +318,23 @@ def toolchain_folders(env: Mapping[str, str] | None, home: Path) -> tuple[Path, 
         folder = Path(entry)
         found.append(folder)
         if folder.name == "bin":
-            found.append(folder.parent)
+            found += [folder.parent / part for part in TOOLCHAIN_PARTS]
     home = home.resolve()
+    secrets = [home / parent / name for parent, names in HOME_SECRETS.items() for name in names]
     chosen: list[Path] = []
     for folder in found:
         try:
             resolved = folder.resolve()
         except OSError:
             continue
-        if not resolved.is_dir() or resolved in (home, Path("/")) or resolved in chosen:
+        if not resolved.exists() or resolved in (home, Path("/")) or resolved in chosen:
             continue
         if resolved.parent == Path("/") and resolved.name in _HIDDEN_TOP:
             continue  # all of /tmp or /home is never a toolchain
         if is_secret_location(resolved, home):
             continue
+        if any(secret.is_relative_to(resolved) for secret in secrets):
+            continue  # ~/.local/share holds keyrings: the home rules open it, minus them
         chosen.append(resolved)
     return tuple(chosen)
 
