@@ -62,7 +62,7 @@ def test_a_dot_git_file_never_widens_the_sandbox(
 def test_git_and_ipuaro_inputs_are_read_only_and_git_still_commits(
     places: tuple[Path, Path, Path],
 ) -> None:
-    root, home, outside = places
+    root, home, _ = places
     git(root, "init", "-q", "-b", "main")
     git(root, "commit", "-q", "--allow-empty", "-m", "first")
     (root / ".ipuaro.json").write_text("{}\n")

@@ -78,8 +78,10 @@ HOME_SECRETS: dict[str, frozenset[str]] = {
     ".terraform.d": frozenset({"credentials.tfrc.json"}),
 }  # fmt: skip
 """Secret entries of the home folder (by parent, relative to home): never readable."""
-TOOLCHAIN_PARTS = ("bin", "lib", "lib64", "libexec", "share", "include", "etc", "pkg", "src",
-                   "registry", "toolchains", "conda-meta", "pyvenv.cfg", "VERSION", "go.env")  # fmt: skip
+TOOLCHAIN_PARTS = (
+    "bin", "lib", "lib64", "libexec", "share", "include", "etc", "pkg", "src", "registry",
+    "toolchains", "conda-meta", "pyvenv.cfg", "VERSION", "go.env",
+)  # fmt: skip
 """What of a ``…/bin`` folder's prefix is opened for the programs in it (Python venvs, Node,
 Go, Cargo's registry, conda): the rest of the prefix stays hidden."""
 PROTECTED_INPUTS = (".ipuaro.json", ".ipuaro")
