@@ -105,3 +105,66 @@ def test_killing_ipuaro_takes_every_escaped_process_with_it(tmp_path: Path) -> N
         if host.poll() is None:
             host.kill()
             host.wait()
+
+
+async def test_the_persistent_shell_stops_what_escaped_its_session(tmp_path: Path) -> None:
+    from ipuaro.security.persistent_shell import PersistentShell
+
+    project = tmp_path / "project"
+    project.mkdir()
+    profile = SandboxProfile.for_project(project)
+    shell = PersistentShell(project, dict(os.environ), profile if profile.active else None)
+    try:
+        done = await shell.run(ESCAPES.format(d=project) + "; echo started", 30)
+        assert done.output.strip().endswith("started"), done.output
+        escaped = pids(project, "setsid", "double")
+        assert [p for p in escaped if alive(p)] == []
+        assert (await shell.run("echo still here", 30)).output == "still here\n"
+        late = await shell.run(
+            f"setsid sh -c 'echo $$ > {project}/late.pid; exec sleep 300' > /dev/null 2>&1 &"
+            f" while [ ! -s {project}/late.pid ]; do sleep 0.01; done; sleep 300",
+            1,
+        )
+        assert late.timed_out
+        assert not alive(pids(project, "late")[0])
+    finally:
+        await shell.close()
+
+
+def test_a_killed_ipuaro_leaves_no_escaped_child_of_its_persistent_shell(
+    tmp_path: Path,
+) -> None:
+    """The shell's reaper sees ipuaro die and stops the shell's descendants, escaped too."""
+    project = tmp_path / "project"
+    project.mkdir()
+    host_code = (
+        "import asyncio, os, sys\n"
+        "from pathlib import Path\n"
+        "from ipuaro.security.persistent_shell import PersistentShell\n"
+        "async def main():\n"
+        "    shell = PersistentShell(Path(sys.argv[1]), dict(os.environ), None)\n"
+        "    running = asyncio.create_task(shell.run(sys.argv[2] + '; sleep 300', 600))\n"
+        "    files = [Path(sys.argv[1]) / f for f in ('setsid.pid', 'double.pid')]\n"
+        "    while not all(f.is_file() and f.stat().st_size for f in files):\n"
+        "        await asyncio.sleep(0.01)\n"
+        "    print('ready', flush=True)\n"
+        "    await running\n"
+        "asyncio.run(main())\n"
+    )
+    host = subprocess.Popen(
+        [sys.executable, "-c", host_code, str(project), ESCAPES.format(d=project)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert host.stdout is not None and host.stdout.readline() == "ready\n"
+        escaped = pids(project, "setsid", "double")
+        assert all(alive(p) for p in escaped)
+        os.kill(host.pid, signal.SIGKILL)
+        host.wait()
+        assert wait_gone(escaped) == []
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()

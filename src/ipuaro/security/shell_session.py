@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipuaro.security.runner import NON_INTERACTIVE_ENV
+from ipuaro.security.supervisor import descendants, subreaper_argv
 
 if TYPE_CHECKING:
     from ipuaro.security.sandbox import SandboxProfile
@@ -40,6 +41,7 @@ async def spawn_shell(
     if sandbox is not None:
         argv = sandbox.wrap(argv)
         environment = sandbox.environment(environment)
+    argv = subreaper_argv(argv)  # what escapes the session (setsid) stays the shell's child
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
@@ -73,8 +75,10 @@ async def start_reaper(shell: int) -> asyncio.subprocess.Process:
 
 def session_members(shell: int) -> list[tuple[int, int]]:
     """(pid, process group) of every live process in the session of ``shell`` (the
-    shell's pid) but the shell."""
+    shell's pid) but the shell, and of every descendant of the shell that left the session
+    (``setsid``, a double fork: the shell is their subreaper)."""
     sid = str(shell)
+    escaped = set(descendants(shell))
     found: list[tuple[int, int]] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or entry.name == sid:
@@ -84,7 +88,8 @@ def session_members(shell: int) -> list[tuple[int, int]]:
         except OSError:
             continue
         fields = text[text.rfind(")") + 2 :].split()
-        if len(fields) > 3 and fields[3] == sid and fields[0] not in ("Z", "X"):
+        member = len(fields) > 3 and (fields[3] == sid or int(entry.name) in escaped)
+        if member and fields[0] not in ("Z", "X"):
             found.append((int(entry.name), int(fields[2])))
     return found
 

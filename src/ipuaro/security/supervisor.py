@@ -9,6 +9,10 @@ the command and waits; when the command ends, or the supervisor is told to stop 
 (``PR_SET_PDEATHSIG``), every descendant still running is sent ``SIGTERM``, then ``SIGKILL``,
 and reaped. Its exit code is the command's (``128 + n`` when a signal ``n`` ended it).
 
+The persistent shell cannot have a parent in between (ipuaro talks to it by pid), so it is
+started with ``--exec``: the shell itself becomes the subreaper, and ipuaro and the shell's
+reaper stop its descendants by walking the tree from the shell (:func:`descendants`).
+
 Why a subreaper and not a PID namespace or a cgroup: it needs no privilege and no user
 namespaces (often disabled), works as root and as a user, and costs one small process.
 What it cannot catch: a process that escapes *and* is re-parented elsewhere before the
@@ -42,6 +46,15 @@ def supervised_argv(argv: list[str], status_fd: int | None = None) -> list[str]:
         raise ValueError("supervised_argv needs a command to run")
     report = [] if status_fd is None else ["--status-fd", str(status_fd)]
     return [sys.executable, "-I", "-S", SCRIPT, *report, "--", *argv]
+
+
+def subreaper_argv(argv: list[str]) -> list[str]:
+    """``argv`` started as a child subreaper itself (the flag survives ``exec``), for a
+    long-lived process ipuaro talks to by pid (the persistent shell): what its commands
+    leave, even ``setsid``, stays its descendant and is found by :func:`descendants`."""
+    if not argv:
+        raise ValueError("subreaper_argv needs a command to run")
+    return [sys.executable, "-I", "-S", SCRIPT, "--exec", "--", *argv]
 
 
 def _children_map() -> dict[int, list[int]]:
@@ -125,6 +138,13 @@ def _exit_like(status: int, signal_module: object) -> int:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:2] == ["--exec", "--"] and len(argv) > 2:
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        try:
+            os.execvp(argv[2], argv[2:])
+        except OSError as error:
+            sys.stderr.write(f"ipuaro: cannot run {argv[2]!r} ({error.strerror})\n")
+        return 127
     status_fd = -1
     if argv[:1] == ["--status-fd"] and len(argv) > 1 and argv[1].isdigit():
         status_fd, argv = int(argv[1]), argv[2:]
