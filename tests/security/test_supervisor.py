@@ -168,3 +168,35 @@ def test_a_killed_ipuaro_leaves_no_escaped_child_of_its_persistent_shell(
         if host.poll() is None:
             host.kill()
             host.wait()
+
+
+async def test_a_hook_or_script_tool_leaves_no_escaped_child(tmp_path: Path) -> None:
+    from ipuaro.extensions.process import run_program
+
+    script = (
+        f"setsid sh -c 'echo $$ > {tmp_path}/hook.pid; exec sleep 300' & "
+        f"while [ ! -s {tmp_path}/hook.pid ]; do sleep 0.01; done; echo hooked"
+    )
+    result = await asyncio.wait_for(
+        run_program(
+            ["/bin/sh", "-c", script], cwd=tmp_path, stdin=b"", timeout=60, output_limit=4096
+        ),
+        HANG_GUARD_S,
+    )
+    assert result.ok and result.stdout == "hooked\n"
+    assert not alive(pids(tmp_path, "hook")[0])
+
+
+def test_filter_driver_names_of_any_spelling_are_neutralised() -> None:
+    from ipuaro.security.git_guard import filter_overrides, git_environment
+
+    listing = (
+        "core.bare\0filter.lfs.clean\0filter.a=b.c.smudge\0filter.x.required\0diff.y.textconv\0"
+    )
+    overrides = filter_overrides(listing)
+    names = {key.rsplit(".", 1)[0] for key, _ in overrides}
+    assert names == {"filter.lfs", "filter.a=b.c", "filter.x"}
+    env = git_environment({"GIT_DIR": "/elsewhere", "GIT_CONFIG_COUNT": "9"}, overrides)
+    assert "GIT_DIR" not in env
+    keys = {env[f"GIT_CONFIG_KEY_{i}"] for i in range(int(env["GIT_CONFIG_COUNT"]))}
+    assert {"core.hooksPath", "core.fsmonitor", "filter.a=b.c.smudge"} <= keys
