@@ -191,15 +191,13 @@ def launcher_args(
     return out
 
 
-def _confine_module() -> object:
-    """:mod:`ipuaro.security.confine`, loaded beside this file (the launcher runs with
-    ``-I``: ipuaro is not importable)."""
+def _sibling(name: str) -> Any:
+    """``ipuaro.security.<name>`` (``confine``, ``supervisor``: standard library only), loaded
+    beside this file: the launcher runs with ``-I``, so ipuaro itself is not importable."""
     here = os.path.dirname(os.path.abspath(__file__))
     if here not in sys.path:
         sys.path.insert(0, here)
-    import confine  # type: ignore[import-not-found]  # a sibling file, loaded by path
-
-    return confine
+    return __import__(name)
 
 
 def main(argv: list[str]) -> int:
@@ -207,10 +205,18 @@ def main(argv: list[str]) -> int:
 
     Before Landlock: the ``pin``/``ro`` paths are bound in a mount namespace of the
     launcher's own; after it, as root, the seccomp filter (:mod:`ipuaro.security.confine`).
+    With a leading ``--supervise[=FD]`` (:func:`ipuaro.security.supervisor.supervised_argv`)
+    the confined launcher starts the command as its child and supervises it instead of
+    ``exec``-ing it.
 
     Plain words rather than JSON: importing ``json`` (and ``re`` with it) would double the
     launcher's start-up, which every command pays.
     """
+    parent = os.getppid()
+    supervise_fd: int | None = None
+    if argv and argv[0].startswith("--supervise"):
+        value = argv[0].partition("=")[2]
+        supervise_fd, argv = (int(value) if value.isdigit() else -1), argv[1:]
     if "--" not in argv or argv.index("--") + 1 >= len(argv):
         sys.stderr.write("usage: landlock.py NETWORK [RIGHTS PATH]... -- COMMAND [ARG...]\n")
         return 2
@@ -223,7 +229,7 @@ def main(argv: list[str]) -> int:
         pinned = [path for word, path in pairs if word == "pin"]
         read_only = [path for word, path in pairs if word == "ro"]
         rules = [(path, int(word)) for word, path in pairs if word not in ("pin", "ro")]
-        confine: Any = _confine_module() if pinned or read_only or os.geteuid() == 0 else None
+        confine = _sibling("confine") if pinned or read_only or os.geteuid() == 0 else None
         if confine is not None:
             confine.protect(pinned, read_only)  # best effort: no user namespaces, no pins
         restrict(rules, network=spec[0] == "1")
@@ -235,6 +241,9 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         sys.stderr.write(f"ipuaro sandbox: could not confine the command ({error})\n")
         return LAUNCH_FAILED
+    if supervise_fd is not None:  # started by supervised_argv: supervise from in here
+        code: int = _sibling("supervisor").supervise(command, supervise_fd, parent)
+        return code
     _restore_signals()
     try:
         os.execvp(command[0], command)

@@ -32,6 +32,7 @@ PR_SET_CHILD_SUBREAPER = 36
 SIGHUP, SIGINT, SIGKILL, SIGTERM = 1, 2, 9, 15
 TERM_GRACE_S = 0.5
 SCRIPT = os.path.abspath(__file__)
+LAUNCHER = os.path.join(os.path.dirname(SCRIPT), "landlock.py")
 
 
 class _Stop(Exception):
@@ -44,6 +45,9 @@ def supervised_argv(argv: list[str], status_fd: int | None = None) -> list[str]:
     to stop processes the command left running after it ended."""
     if not argv:
         raise ValueError("supervised_argv needs a command to run")
+    if argv[:4] == [sys.executable, "-I", "-S", LAUNCHER]:  # the sandbox launcher supervises
+        flag = "--supervise" if status_fd is None else f"--supervise={status_fd}"
+        return [*argv[:4], flag, *argv[4:]]
     report = [] if status_fd is None else ["--status-fd", str(status_fd)]
     return [sys.executable, "-I", "-S", SCRIPT, *report, "--", *argv]
 
@@ -90,16 +94,19 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def _reap() -> None:
+def _reap() -> bool:
+    """Reap what has ended; True while some child (so some descendant) still lives. A live
+    descendant always has a live child of ours above it, or is one (we are its subreaper),
+    so "no child" means nothing is left, without reading ``/proc``."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return False
         except InterruptedError:
             continue
         if pid == 0:
-            return
+            return True
 
 
 def stop_all(grace: float = TERM_GRACE_S) -> None:
@@ -109,8 +116,7 @@ def stop_all(grace: float = TERM_GRACE_S) -> None:
         deadline = time.monotonic() + wait
         signalled = False
         while time.monotonic() < deadline or not signalled:
-            _reap()
-            left = descendants(me)
+            left = descendants(me) if _reap() else []
             if not left:
                 return
             if sig == SIGKILL or not signalled:
@@ -138,6 +144,7 @@ def _exit_like(status: int, signal_module: object) -> int:
 
 
 def main(argv: list[str]) -> int:
+    parent = os.getppid()
     if argv[:2] == ["--exec", "--"] and len(argv) > 2:
         ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         try:
@@ -151,14 +158,19 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] != "--" or len(argv) < 2:
         sys.stderr.write("usage: supervisor.py [--status-fd FD] -- COMMAND [ARG...]\n")
         return 2
-    command = argv[1:]
+    return supervise(argv[1:], status_fd, parent)
+
+
+def supervise(command: list[str], status_fd: int, parent: int) -> int:
+    """Start ``command`` and stop every descendant when it ends or we are told to stop
+    (``parent``: ipuaro's pid when this process started). Also called by the sandbox
+    launcher once it confined itself, so a sandboxed command costs one Python start."""
     import _signal  # type: ignore[import-not-found]  # no stubs: a C module
 
     def stop(signum: int, frame: object) -> None:
         raise _Stop(signum)
 
     libc = ctypes.CDLL(None, use_errno=True)
-    parent = os.getppid()
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     libc.prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0)
     for signum in (SIGTERM, SIGINT, SIGHUP):
@@ -191,7 +203,7 @@ def main(argv: list[str]) -> int:
         return 128 + int(stopped.args[0])
     for signum in (SIGTERM, SIGINT, SIGHUP):
         _signal.signal(signum, _signal.SIG_IGN)
-    if status_fd >= 0 and descendants(os.getpid()):
+    if status_fd >= 0 and _reap() and descendants(os.getpid()):
         try:  # noqa: SIM105 - contextlib would slow every command's start
             os.write(status_fd, b"stopped")
         except OSError:
