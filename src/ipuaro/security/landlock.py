@@ -207,13 +207,17 @@ def main(argv: list[str]) -> int:
     launcher's own; after it, as root, the seccomp filter (:mod:`ipuaro.security.confine`).
     With a leading ``--supervise[=FD]`` (:func:`ipuaro.security.supervisor.supervised_argv`)
     the confined launcher starts the command as its child and supervises it instead of
-    ``exec``-ing it.
+    ``exec``-ing it; with ``--subreaper`` (:func:`~ipuaro.security.supervisor.subreaper_argv`)
+    the command it ``exec``s is a child subreaper.
 
     Plain words rather than JSON: importing ``json`` (and ``re`` with it) would double the
     launcher's start-up, which every command pays.
     """
     parent = os.getppid()
     supervise_fd: int | None = None
+    if argv[:1] == ["--subreaper"]:  # the flag survives exec: the command becomes one
+        _libc().prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        argv = argv[1:]
     if argv and argv[0].startswith("--supervise"):
         value = argv[0].partition("=")[2]
         supervise_fd, argv = (int(value) if value.isdigit() else -1), argv[1:]

@@ -58,6 +58,8 @@ def subreaper_argv(argv: list[str]) -> list[str]:
     leave, even ``setsid``, stays its descendant and is found by :func:`descendants`."""
     if not argv:
         raise ValueError("subreaper_argv needs a command to run")
+    if argv[:4] == [sys.executable, "-I", "-S", LAUNCHER]:  # the sandbox launcher sets it
+        return [*argv[:4], "--subreaper", *argv[4:]]
     return [sys.executable, "-I", "-S", SCRIPT, "--exec", "--", *argv]
 
 
