@@ -40,7 +40,7 @@ def test_failed_write_leaves_the_old_file_and_no_temp(
     target = tmp_path / "f.txt"
     target.write_bytes(b"old\n")
 
-    def disk_full(src: str, dst: str) -> None:
+    def disk_full(src: str, dst: str, **dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "replace", disk_full)

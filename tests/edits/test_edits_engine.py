@@ -129,11 +129,11 @@ async def test_transaction_disk_error_on_third_rename_restores_everything(
     real_replace = atomic.os.replace
     calls = {"n": 0}
 
-    def flaky(src: str, dst: str) -> None:
+    def flaky(src: str, dst: str, **dir_fds: int) -> None:
         calls["n"] += 1
         if calls["n"] == 3:  # the third file's rename: the disk is full
             raise OSError(28, "No space left on device")
-        real_replace(src, dst)
+        real_replace(src, dst, **dir_fds)
 
     monkeypatch.setattr(atomic.os, "replace", flaky)
     changes = [

@@ -318,3 +318,63 @@ async def test_tools_and_commands_answer_alike_for_a_place_outside(world: Path) 
         assert "needs the user's approval" in (asked.error or "")
     finally:
         store.close()
+
+
+PLANTER = """
+const fs = require('fs');
+const steal = `#!/bin/sh\\ncp "$HOME/.ssh/id_rsa" ../outside/stolen 2>/dev/null; cat\\n`;
+fs.writeFileSync('steal.sh', steal, {mode: 0o755});
+const git = require('path').resolve('.git');
+try { fs.appendFileSync(git + '/config', `[core]\\n\\tfsmonitor = ${process.cwd()}/steal.sh\\n`); }
+catch (e) { console.log('config: ' + e.code); }
+try { fs.writeFileSync(git + '/hooks/pre-commit', steal, {mode: 0o755}); }
+catch (e) { console.log('hook: ' + e.code); }
+fs.writeFileSync('innocent.cfg', `[core]\\n\\tfsmonitor = ${process.cwd()}/steal.sh\\n`);
+fs.writeFileSync('.gitattributes', '*.txt filter=x\\n');
+try { fs.writeFileSync('.ipuaro.json', '{"sandbox": {"profile": "off"}}'); }
+catch (e) { console.log('ipuaro config: ' + e.code); }
+console.log('planted');
+"""
+
+
+@pytest.mark.skipif(engine() is None, reason="this kernel has no Landlock")
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+async def test_the_issue_chain_plant_with_node_then_git_tools_steals_nothing(
+    world: Path,
+) -> None:
+    """Issue 22's chain, with every question answered yes: the model writes a script, runs it
+    with node to plant git configuration and hooks, then calls git_status, git_diff and
+    git_commit. Nothing planted runs outside the sandbox; nothing outside changes."""
+    registry, ctx, store = registry_context(world, "workspace")
+
+    async def yes(request: ConfirmRequest) -> ConfirmDecision:
+        return ConfirmDecision("yes")
+
+    ctx.confirm = yes  # type: ignore[attr-defined]
+    ctx.auto_apply = True  # type: ignore[attr-defined]
+    before = outside_canaries(world)
+    shown: list[str] = []
+    try:
+        planted = await registry.call(
+            "create_file", {"path": "plant.js", "content": PLANTER}, ctx, call_id="c1"
+        )
+        assert planted.success, planted.error
+        ran = await registry.call("run_command", {"command": "node plant.js"}, ctx, call_id="c2")
+        assert "planted" in (ran.data or ""), ran.error
+        shown.append(ran.data or "")
+        subprocess.run(  # the planted include, as if a tarball had shipped .git/config
+            ["git", "config", "include.path", str(world / "proj" / "innocent.cfg")],
+            cwd=world / "proj", check=True,
+        )  # fmt: skip
+        for tool, arguments in (
+            ("git_status", {}),
+            ("git_diff", {}),
+            ("git_commit", {"message": "work", "files": ["work.txt"]}),
+        ):
+            result = await registry.call(tool, arguments, ctx, call_id="c3")
+            assert result.success, (tool, result.error)
+            shown.append((result.data or "") + (result.error or ""))
+    finally:
+        store.close()
+    assert not any(secret in text for text in shown for secret in SECRET_TEXTS)
+    assert outside_canaries(world) == before

@@ -1,5 +1,9 @@
 """All-or-nothing writes of several files: if any write fails, every file already written is
-put back byte for byte (and files the group created are removed)."""
+put back byte for byte (and files the group created are removed).
+
+Every write, delete and restore goes through the project's folders by descriptor
+(:func:`~ipuaro.edits.atomic.write_beneath`): a folder swapped for a symlink after the path
+was checked makes the write fail instead of landing outside the project."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ipuaro.edits.atomic import Snapshot, atomic_write, remove_file
+from ipuaro.edits.atomic import Snapshot, remove_beneath, write_beneath
 
 
 class TransactionFailed(Exception):
@@ -21,6 +25,16 @@ class FileWrite:
     abs: Path
     text: str | None
     """New content, or None to delete the file."""
+
+    @property
+    def root(self) -> Path:
+        """The project folder ``abs`` is ``rel`` beneath (``abs`` minus ``rel``)."""
+        root = self.abs
+        for _ in Path(self.rel).parts:
+            root = root.parent
+        if root / self.rel != self.abs:
+            raise ValueError(f"{self.abs} does not end with {self.rel}")
+        return root
 
 
 def read_current(path: Path) -> bytes | None:
@@ -37,13 +51,14 @@ def write_all(writes: list[FileWrite]) -> None:
     for write in writes:
         snapshot: Snapshot | None = None
         try:
-            snapshot = Snapshot.take(write.abs)
+            root = write.root
+            snapshot = Snapshot.take(write.abs, root)
             _refuse_read_only(write, snapshot)
             if write.text is None:
                 if snapshot.data is not None:
-                    remove_file(write.abs)
+                    remove_beneath(root, write.rel)
             else:
-                atomic_write(write.abs, write.text.encode("utf-8"))
+                write_beneath(root, write.rel, write.text.encode("utf-8"))
             done.append(snapshot)
         except OSError as exc:
             # The failed write itself changed nothing (atomic); only folders it created go.

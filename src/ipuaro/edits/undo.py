@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ipuaro.domain.tempfiles import process_alive
+from ipuaro.edits.atomic import make_dirs_beneath, remove_dir_beneath
 from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
 
 if TYPE_CHECKING:
@@ -69,13 +70,10 @@ def put_states(root: Path, states: list[tuple[UndoEntry, list[str] | None]]) -> 
         (e.file_path for e, content in states if e.is_dir and content is None),
         key=lambda p: -p.count("/"),
     )
-    made: list[Path] = []
+    made: list[str] = []
     try:
         for rel in make:
-            folder = root / rel
-            if not folder.is_dir():
-                folder.mkdir(parents=True)
-                made.append(folder)
+            made += make_dirs_beneath(root, rel)
         write_all(
             [
                 FileWrite(e.file_path, root / e.file_path, _text(content))
@@ -86,12 +84,12 @@ def put_states(root: Path, states: list[tuple[UndoEntry, list[str] | None]]) -> 
     except (OSError, TransactionFailed):
         for folder in reversed(made):
             with contextlib.suppress(OSError):
-                folder.rmdir()
+                remove_dir_beneath(root, folder)
         raise
     for rel in remove:
         # A folder someone put files into since stays, with them: nobody's file is removed.
         with contextlib.suppress(OSError):
-            (root / rel).rmdir()
+            remove_dir_beneath(root, rel)
 
 
 class UndoManager:

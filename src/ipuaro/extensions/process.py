@@ -1,5 +1,7 @@
 """Starting an extension's program: an argv (never a shell string), input on stdin, a timeout
 that kills the whole process group, both output streams capped, and the sandbox around it.
+The program runs under :mod:`ipuaro.security.supervisor`, so what it forks — even into a
+session of its own — ends with it, at its time-out, or when ipuaro dies.
 
 Script tools and hooks both run through :func:`run_program`. The program gets ipuaro's
 environment minus credentials (like ``run_command``), plus the variables the caller adds.
@@ -23,11 +25,12 @@ from ipuaro.security.runner import (
     kill_group,
     secret_environment_names,
 )
+from ipuaro.security.supervisor import supervised_argv
 
 if TYPE_CHECKING:
     from ipuaro.security.sandbox import SandboxProfile
 
-__all__ = ["ProgramResult", "run_program"]
+__all__ = ["ProgramResult", "missing_program", "run_program"]
 
 _KILL_GRACE_S = 0.3
 _DRAIN_GRACE_S = 0.2
@@ -68,7 +71,7 @@ async def run_program(
     failures (a missing program is ``start_error``)."""
     environment = environment_without(secret_environment_names(hidden_env))
     environment.update(extra_env or {})
-    missing = _missing_program(argv[0], cwd, environment.get("PATH"))
+    missing = missing_program(argv[0], cwd, environment.get("PATH"))
     if missing is not None:
         return ProgramResult(None, "", "", False, 0.0, False, start_error=missing)
     command = list(argv)
@@ -78,7 +81,7 @@ async def run_program(
     started = time.monotonic()
     try:
         process = await asyncio.create_subprocess_exec(
-            *command,
+            *supervised_argv(command),  # what it leaves behind, even setsid, is stopped
             cwd=str(cwd),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -133,7 +136,7 @@ async def run_program(
     )
 
 
-def _missing_program(program: str, cwd: Path, path: str | None) -> str | None:
+def missing_program(program: str, cwd: Path, path: str | None) -> str | None:
     """Why ``program`` cannot be started, checked before the sandbox launcher (which would
     only say "exit code 127"); None when it can."""
     if "/" in program:

@@ -24,6 +24,10 @@ import ctypes
 import os
 import sys
 
+TYPE_CHECKING = False  # not ``typing``: importing it would slow every command's start
+if TYPE_CHECKING:
+    from typing import Any
+
 SYS_CREATE_RULESET = 444  # the same numbers on every architecture (generic syscall table)
 SYS_ADD_RULE = 445
 SYS_RESTRICT_SELF = 446
@@ -169,20 +173,54 @@ def _restore_signals() -> None:
             _signal.signal(number, _signal.SIG_DFL)
 
 
-def launcher_args(rules: list[tuple[str, int]], *, network: bool) -> list[str]:
-    """The launcher's arguments for ``rules``: ``NETWORK`` (0/1), then RIGHTS PATH pairs."""
+def launcher_args(
+    rules: list[tuple[str, int]],
+    *,
+    network: bool,
+    pinned: list[str] | tuple[str, ...] = (),
+    read_only: list[str] | tuple[str, ...] = (),
+) -> list[str]:
+    """The launcher's arguments: ``NETWORK`` (0/1), then RIGHTS PATH pairs, where RIGHTS may
+    also be ``pin`` or ``ro`` (paths :mod:`ipuaro.security.confine` keeps in place or
+    read-only)."""
     out = ["1" if network else "0"]
+    out += [word for path in pinned for word in ("pin", path)]
+    out += [word for path in read_only for word in ("ro", path)]
     for path, rights in rules:
         out += [str(rights), path]
     return out
 
 
+def _sibling(name: str) -> Any:
+    """``ipuaro.security.<name>`` (``confine``, ``supervisor``: standard library only), loaded
+    beside this file: the launcher runs with ``-I``, so ipuaro itself is not importable."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    return __import__(name)
+
+
 def main(argv: list[str]) -> int:
     """``landlock.py NETWORK [RIGHTS PATH]... -- COMMAND...``: confine, then exec the command.
+
+    Before Landlock: the ``pin``/``ro`` paths are bound in a mount namespace of the
+    launcher's own; after it, as root, the seccomp filter (:mod:`ipuaro.security.confine`).
+    With a leading ``--supervise[=FD]`` (:func:`ipuaro.security.supervisor.supervised_argv`)
+    the confined launcher starts the command as its child and supervises it instead of
+    ``exec``-ing it; with ``--subreaper`` (:func:`~ipuaro.security.supervisor.subreaper_argv`)
+    the command it ``exec``s is a child subreaper.
 
     Plain words rather than JSON: importing ``json`` (and ``re`` with it) would double the
     launcher's start-up, which every command pays.
     """
+    parent = os.getppid()
+    supervise_fd: int | None = None
+    if argv[:1] == ["--subreaper"]:  # the flag survives exec: the command becomes one
+        _libc().prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        argv = argv[1:]
+    if argv and argv[0].startswith("--supervise"):
+        value = argv[0].partition("=")[2]
+        supervise_fd, argv = (int(value) if value.isdigit() else -1), argv[1:]
     if "--" not in argv or argv.index("--") + 1 >= len(argv):
         sys.stderr.write("usage: landlock.py NETWORK [RIGHTS PATH]... -- COMMAND [ARG...]\n")
         return 2
@@ -191,14 +229,25 @@ def main(argv: list[str]) -> int:
     try:
         if not spec or spec[0] not in ("0", "1") or len(spec) % 2 != 1:
             raise ValueError("expected NETWORK (0 or 1) then RIGHTS PATH pairs")
-        rules = [(spec[i + 1], int(spec[i])) for i in range(1, len(spec), 2)]
+        pairs = [(spec[i], spec[i + 1]) for i in range(1, len(spec), 2)]
+        pinned = [path for word, path in pairs if word == "pin"]
+        read_only = [path for word, path in pairs if word == "ro"]
+        rules = [(path, int(word)) for word, path in pairs if word not in ("pin", "ro")]
+        confine = _sibling("confine") if pinned or read_only or os.geteuid() == 0 else None
+        if confine is not None:
+            confine.protect(pinned, read_only)  # best effort: no user namespaces, no pins
         restrict(rules, network=spec[0] == "1")
+        if confine is not None:
+            confine.deny_as_root()
     except ValueError as error:
         sys.stderr.write(f"ipuaro sandbox: bad rules ({error})\n")
         return LAUNCH_FAILED
     except OSError as error:
         sys.stderr.write(f"ipuaro sandbox: could not confine the command ({error})\n")
         return LAUNCH_FAILED
+    if supervise_fd is not None:  # started by supervised_argv: supervise from in here
+        code: int = _sibling("supervisor").supervise(command, supervise_fd, parent)
+        return code
     _restore_signals()
     try:
         os.execvp(command[0], command)

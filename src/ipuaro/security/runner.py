@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ipuaro.security.supervisor import supervised_argv
+
 if TYPE_CHECKING:
     from ipuaro.config.schema import CommandsConfig
     from ipuaro.security.sandbox import SandboxProfile
@@ -42,6 +44,7 @@ __all__ = [
 MIN_OUTPUT_LIMIT = 128
 _READ_CHUNK = 65_536
 _DRAIN_GRACE_S = 0.2  # how long background children may keep the pipe after the shell exits
+_PIPE_GRACE_S = 5.0  # the most the output pipe may stay open once everything was stopped
 _NON_INTERACTIVE = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 """Set for every command: nothing may wait for a terminal that is not there."""
 NON_INTERACTIVE_ENV = _NON_INTERACTIVE
@@ -134,16 +137,26 @@ async def run_shell(
         argv = sandbox.wrap(argv)
         environment = sandbox.environment(environment)
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env=environment,
-    )
-    group = process.pid  # a new session: the shell leads its own process group
+    status_read, status_write = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *supervised_argv(argv, status_write),
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=environment,
+            pass_fds=(status_write,),
+        )
+    except BaseException:
+        os.close(status_read)
+        raise
+    finally:
+        os.close(status_write)
+    # A new session: the supervisor (:mod:`ipuaro.security.supervisor`) leads the group and
+    # stops, at the end, whatever the command left, even what escaped the group (setsid).
+    group = process.pid
     capture = _Capture(output_limit)
     assert process.stdout is not None
     reader = asyncio.create_task(capture.pump(process.stdout))
@@ -160,19 +173,25 @@ async def run_shell(
             timed_out = not cancelled
             await _kill_group(group, kill_grace)
             await waiter
-        # The shell is gone; its background children may still hold the pipe open.
+        # The supervisor is gone and took the command's leftovers with it; should anything
+        # still hold the pipe open (the supervisor itself was killed), the time-out holds.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(reader), _DRAIN_GRACE_S)
+        stopped = _said_stopped(status_read)
         if _group_alive(group):
             stopped = True
             await _kill_group(group, kill_grace)
-        await reader
+        try:
+            await asyncio.wait_for(reader, _PIPE_GRACE_S)
+        except TimeoutError:
+            stopped = True  # the reader was cancelled; the output so far is kept
     except BaseException:
         await _kill_group(group, 0.0)  # our caller was cancelled: leave nothing behind
         reader.cancel()
         waiter.cancel()
         raise
     finally:
+        os.close(status_read)
         if cancel_task is not None:
             cancel_task.cancel()
     output, truncated = capture.render()
@@ -191,6 +210,15 @@ async def run_shell(
 
 
 # --- process groups ---------------------------------------------------------------------
+
+
+def _said_stopped(status_read: int) -> bool:
+    """Whether the supervisor reported stopping processes the command left running."""
+    os.set_blocking(status_read, False)
+    try:
+        return os.read(status_read, 64).startswith(b"stopped")
+    except OSError:
+        return False
 
 
 async def _exit_code(process: asyncio.subprocess.Process) -> int:

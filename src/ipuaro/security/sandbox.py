@@ -78,6 +78,15 @@ HOME_SECRETS: dict[str, frozenset[str]] = {
     ".terraform.d": frozenset({"credentials.tfrc.json"}),
 }  # fmt: skip
 """Secret entries of the home folder (by parent, relative to home): never readable."""
+TOOLCHAIN_PARTS = (
+    "bin", "lib", "lib64", "libexec", "share", "include", "etc", "pkg", "src", "registry",
+    "toolchains", "conda-meta", "pyvenv.cfg", "VERSION", "go.env",
+)  # fmt: skip
+"""What of a ``…/bin`` folder's prefix is opened for the programs in it (Python venvs, Node,
+Go, Cargo's registry, conda): the rest of the prefix stays hidden."""
+PROTECTED_INPUTS = (".ipuaro.json", ".ipuaro")
+"""ipuaro's own files in a project: read-only to sandboxed commands (with ``.git``'s config
+and hooks, :meth:`SandboxProfile.protected`)."""
 HOME_TOOL_FOLDERS = frozenset({"bin", "go", "node_modules", "miniconda3", "anaconda3", "sdk"})
 """Home folders without a dot that hold tools, readable like dot-folders."""
 SHARED_HOMES = frozenset({"linuxbrew"})
@@ -217,7 +226,7 @@ class SandboxProfile:
             rules.append((str(path), write))
         rules.append((str(self.root), write if self.name == "workspace" else read))
         if self.name == "workspace":
-            rules += [(str(path), write) for path in _git_dirs(self.root)]
+            rules += [(str(path), write) for path in _git_dirs(self.root, self.home)]
         return rules
 
     def _home_rules(self) -> list[tuple[str, int]]:
@@ -239,6 +248,20 @@ class SandboxProfile:
             }
             rules += _filtered(entry, inner) if inner else [(str(entry), ll.READ)]
         return rules
+
+    def protected(self) -> tuple[list[str], list[str]]:
+        """(pinned, read-only) paths for :mod:`ipuaro.security.confine`: git's and ipuaro's
+        own inputs, which a command must not rewrite for the next process to obey. Pinned
+        (``.git``) stays writable but cannot be renamed away or replaced."""
+        if self.name != "workspace":
+            return [], []  # nothing in the project is writable anyway
+        root = self.root
+        read_only = [str(root / name) for name in PROTECTED_INPUTS]
+        git_dirs = [root / ".git"] if (root / ".git").is_dir() else []
+        git_dirs += _git_dirs(root, self.home)
+        for folder in git_dirs:
+            read_only += [str(folder / "config"), str(folder / "hooks")]
+        return [str(root / ".git")], read_only
 
     def wrap(self, argv: list[str]) -> list[str]:
         """``argv`` to start instead of ``argv`` (unchanged when the profile is not active)."""
@@ -275,15 +298,20 @@ def sandboxed_argv(profile: SandboxProfile, argv: list[str]) -> list[str]:
         raise ValueError("sandboxed_argv needs a command to run")
     if not profile.active:
         return list(argv)
-    spec = ll.launcher_args(profile.rules(), network=profile.network)
+    pinned, read_only = profile.protected()
+    spec = ll.launcher_args(
+        profile.rules(), network=profile.network, pinned=pinned, read_only=read_only
+    )
     return [sys.executable, "-I", "-S", str(LAUNCHER), *spec, "--", *argv]
 
 
 def toolchain_folders(env: Mapping[str, str] | None, home: Path) -> tuple[Path, ...]:
     """Folders the commands' programs live in, readable even where the profile hides their
     parent (a virtualenv or a checkout under ``/tmp`` or the home folder): ipuaro's own Python
-    prefixes, and each ``PATH`` folder with its prefix when it is a ``…/bin``. The home folder
-    itself and secret locations are never opened this way."""
+    prefixes, and each ``PATH`` folder; for a ``…/bin``, only the parts of its prefix a
+    toolchain reads (:data:`TOOLCHAIN_PARTS`: ``lib``, ``share``…), never the prefix itself —
+    ``~/.cargo/credentials.toml`` sits beside ``~/.cargo/bin``. The home folder itself, secret
+    locations and any folder holding one are never opened this way."""
     path_value = (os.environ if env is None else env).get("PATH", "")
     found: list[Path] = [Path(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     for entry in path_value.split(os.pathsep):
@@ -292,20 +320,23 @@ def toolchain_folders(env: Mapping[str, str] | None, home: Path) -> tuple[Path, 
         folder = Path(entry)
         found.append(folder)
         if folder.name == "bin":
-            found.append(folder.parent)
+            found += [folder.parent / part for part in TOOLCHAIN_PARTS]
     home = home.resolve()
+    secrets = [home / parent / name for parent, names in HOME_SECRETS.items() for name in names]
     chosen: list[Path] = []
     for folder in found:
         try:
             resolved = folder.resolve()
         except OSError:
             continue
-        if not resolved.is_dir() or resolved in (home, Path("/")) or resolved in chosen:
+        if not resolved.exists() or resolved in (home, Path("/")) or resolved in chosen:
             continue
         if resolved.parent == Path("/") and resolved.name in _HIDDEN_TOP:
             continue  # all of /tmp or /home is never a toolchain
         if is_secret_location(resolved, home):
             continue
+        if any(secret.is_relative_to(resolved) for secret in secrets):
+            continue  # ~/.local/share holds keyrings: the home rules open it, minus them
         chosen.append(resolved)
     return tuple(chosen)
 
@@ -348,23 +379,34 @@ def _filtered(folder: Path, secrets: dict[str, frozenset[str]]) -> list[tuple[st
     return rules
 
 
-def _git_dirs(root: Path) -> list[Path]:
-    """Git folders outside the project that git writes for it (a worktree's ``.git`` is a file
-    naming the real one, which lives in the main checkout)."""
+def _git_dirs(root: Path, home: Path) -> list[Path]:
+    """Git folders outside the project that git writes for it: a linked worktree's ``.git``
+    is a file naming its folder in the main checkout.
+
+    That file is project content (a tarball ships it, a sandboxed command writes it), so what
+    it names is never granted on its word: the named folder must be a real worktree folder
+    (``<main>/.git/worktrees/<name>``) whose own ``gitdir`` file — outside the project, where
+    no sandboxed command can write — points back at this project's ``.git``, and neither
+    folder may be ``/``, the home folder, or one of their ancestors."""
     dot_git = root / ".git"
-    if not dot_git.is_file():
-        return []
     try:
+        if not dot_git.is_file() or dot_git.stat().st_size > 4096:
+            return []
         line = dot_git.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return []
     if not line.startswith("gitdir:"):
         return []
-    gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
-    found = [gitdir]
     try:
-        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
-        found.append((gitdir / common).resolve())
-    except (OSError, UnicodeDecodeError):
-        pass
-    return found
+        gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
+        common = gitdir.parent.parent
+        back = (gitdir / "gitdir").read_text(encoding="utf-8").strip()
+        points_back = (gitdir / back).resolve() == dot_git.resolve()
+    except (OSError, UnicodeDecodeError, RuntimeError, ValueError):
+        return []
+    if gitdir.parent.name != "worktrees" or not points_back or not (common / "HEAD").is_file():
+        return []
+    for folder in (gitdir, common):
+        if folder == Path("/") or home.resolve().is_relative_to(folder):
+            return []
+    return [gitdir, common]

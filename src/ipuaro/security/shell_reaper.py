@@ -39,11 +39,25 @@ def session_members(sid: int) -> list[int]:
     return found
 
 
+def _descendants(pid: int) -> list[int]:
+    """The shell's descendants, escaped ones included (it is their subreaper):
+    :func:`ipuaro.security.supervisor.descendants`, loaded beside this file."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import supervisor  # type: ignore[import-not-found]  # a sibling file, loaded by path
+
+    found: list[int] = supervisor.descendants(pid)
+    return found
+
+
 def kill_session(sid: int, patience: float = 2.0) -> None:
-    """SIGKILL every member of ``sid`` until none is left (new forks included)."""
+    """SIGKILL every member of ``sid`` and every descendant of the shell (``sid`` is its pid)
+    until none is left (new forks included). Descendants go first: once the shell is dead,
+    what escaped its session would be re-parented out of reach."""
     deadline = time.monotonic() + patience
     while time.monotonic() < deadline:
-        members = session_members(sid)
+        members = [*_descendants(sid), *session_members(sid)]
         if not members:
             return
         for pid in members:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipuaro.security.runner import NON_INTERACTIVE_ENV
+from ipuaro.security.supervisor import subreaper_argv
 
 if TYPE_CHECKING:
     from ipuaro.security.sandbox import SandboxProfile
@@ -37,9 +38,10 @@ async def spawn_shell(
         **NON_INTERACTIVE_ENV,
     }
     argv = [BASH, "--noprofile", "--norc", "-s"]
-    if sandbox is not None:
-        argv = sandbox.wrap(argv)
+    if sandbox is not None and sandbox.active:
         environment = sandbox.environment(environment)
+    # What escapes the session (setsid) stays the shell's child: the shell is a subreaper.
+    argv = subreaper_argv(sandbox.wrap(argv) if sandbox is not None else argv)
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
@@ -73,20 +75,34 @@ async def start_reaper(shell: int) -> asyncio.subprocess.Process:
 
 def session_members(shell: int) -> list[tuple[int, int]]:
     """(pid, process group) of every live process in the session of ``shell`` (the
-    shell's pid) but the shell."""
-    sid = str(shell)
-    found: list[tuple[int, int]] = []
+    shell's pid) but the shell, and of every descendant of the shell that left the session
+    (``setsid``, a double fork: the shell is their subreaper). One pass over ``/proc``."""
+    rows: list[tuple[int, int, int, int]] = []  # pid, parent, group, session
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or entry.name == sid:
+        if not entry.name.isdigit():
             continue
         try:
             text = (entry / "stat").read_text()
         except OSError:
             continue
         fields = text[text.rfind(")") + 2 :].split()
-        if len(fields) > 3 and fields[3] == sid and fields[0] not in ("Z", "X"):
-            found.append((int(entry.name), int(fields[2])))
-    return found
+        if len(fields) > 3 and fields[0] not in ("Z", "X"):
+            rows.append((int(entry.name), int(fields[1]), int(fields[2]), int(fields[3])))
+    children: dict[int, list[int]] = {}
+    for pid, parent, _, _ in rows:
+        children.setdefault(parent, []).append(pid)
+    below: set[int] = set()
+    queue = list(children.get(shell, []))
+    while queue:
+        pid = queue.pop()
+        if pid not in below:
+            below.add(pid)
+            queue.extend(children.get(pid, []))
+    return [
+        (pid, group)
+        for pid, _, group, session in rows
+        if pid != shell and (session == shell or pid in below)
+    ]
 
 
 async def stop_session_members(shell: int, kill_grace: float) -> bool:

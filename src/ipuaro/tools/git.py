@@ -1,12 +1,18 @@
-"""Running the real ``git`` binary for the git tools (no git library, no shell)."""
+"""Running the real ``git`` binary for the git tools (no git library, no shell), always
+hardened by :mod:`ipuaro.security.git_guard`."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ipuaro.security.git_guard import (
+    config_listing_argv,
+    filter_overrides,
+    git_argv,
+    git_environment,
+)
 from ipuaro.tools.base import ToolError
 
 GIT_TIMEOUT_S = 60.0
@@ -20,19 +26,22 @@ class GitOutput:
 
 
 async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> GitOutput:
-    env = dict(os.environ)
-    # Plain, stable output whatever the user's git config says; never open an editor or pager.
-    env.update(
-        {"GIT_PAGER": "cat", "GIT_EDITOR": "true", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
-    )
+    """Run ipuaro's hardened git (:mod:`ipuaro.security.git_guard`): nothing the repository's
+    configuration names (hooks, fsmonitor, filters, external diffs, pagers) ever starts."""
+    listing = await _run(root, config_listing_argv(), git_environment(), timeout, "config")
+    if listing.code != 0:
+        detail = listing.stderr.strip() or f"exit code {listing.code}"
+        raise ToolError(f"git could not read this repository's configuration: {detail}")
+    env = git_environment(overrides=filter_overrides(listing.stdout))
+    return await _run(root, git_argv(*args), env, timeout, args[0] if args else "git")
+
+
+async def _run(
+    root: Path, argv: list[str], env: dict[str, str], timeout: float, what: str
+) -> GitOutput:
     try:
         process = await asyncio.create_subprocess_exec(
-            "git",
-            "-c",
-            "color.ui=false",
-            "-c",
-            "core.quotepath=false",
-            *args,
+            *argv,
             cwd=root,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -46,7 +55,7 @@ async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> Git
     except TimeoutError:
         process.kill()
         await process.wait()
-        raise ToolError(f"git {args[0]} took longer than {timeout:.0f}s and was stopped.") from None
+        raise ToolError(f"git {what} took longer than {timeout:.0f}s and was stopped.") from None
     return GitOutput(
         process.returncode if process.returncode is not None else -1,
         out.decode("utf-8", "replace"),

@@ -8,7 +8,6 @@ it (``ContextMeter``), so ``ctx %`` follows what the server actually counted.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from ipuaro.domain import ChatMessage
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ToolSpec
 from ipuaro.memory import EngineeringMemory, render_block
+from ipuaro.security.git_guard import run_git_sync
 from ipuaro.store.protocol import Store
 
 Estimator = Callable[[str], int]
@@ -34,22 +34,14 @@ TRUNCATION_NOTE = (
 
 
 def git_modified(root: Path) -> set[str]:
-    """Paths git reports changed or untracked (empty when not a repository or git is missing)."""
-    try:
-        out = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=normal"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=3,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    if out.returncode != 0:
+    """Paths git reports changed or untracked (empty when not a repository or git is missing).
+    The hardened git (:mod:`ipuaro.security.git_guard`): no hook, fsmonitor or filter runs."""
+    code, stdout = run_git_sync(root, "status", "--porcelain", "--untracked-files=normal",
+                                timeout=3)  # fmt: skip
+    if code != 0:
         return set()
     paths: set[str] = set()
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         name = line[3:]
         if " -> " in name:
             name = name.split(" -> ", 1)[1]

@@ -27,7 +27,9 @@ from mcp.shared.exceptions import MCPError
 
 from ipuaro.config.schema import McpServerConfig, SandboxConfig
 from ipuaro.extensions.mcp.environment import server_environment, server_headers
+from ipuaro.extensions.process import missing_program
 from ipuaro.security.sandbox import SandboxProfile, sandboxed_argv
+from ipuaro.security.supervisor import supervised_argv
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -145,6 +147,9 @@ class ServerConnection:
         if confined:
             profile = SandboxProfile.for_project(self.root, self.sandbox, env=self.environ)
             argv, env = sandboxed_argv(profile, argv), profile.environment(env)
+        if missing_program(argv[0], cwd, env.get("PATH")) is not None:
+            raise FileNotFoundError(2, "no such program", config.command)  # said before wrapping
+        argv = supervised_argv(argv)  # the server's own children end with it, even setsid ones
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
         return stdio_client(params, errlog=self._stderr)
 
