@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -418,3 +418,11 @@ class Config(Section):
     extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+
+    _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """What loading set aside, one line each (keys a project file may not set): shown when
+        a session opens. Not a key: nothing in a file can write it."""
+        return self._notices
