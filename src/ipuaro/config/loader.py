@@ -211,11 +211,12 @@ def _restrict_project_layer(layer: _Layer) -> None:
     dropped = filter_project_values(layer.values)
     if dropped:
         keys = ", ".join(_dropped_key(path) for path in dropped[:16])
+        them = "them" if len(dropped) > 1 else "it"
         more = f" and {len(dropped) - 16} more" if len(dropped) > 16 else ""
         layer.notices.append(
-            f"{layer.source}: ignored {keys}{more}: a project file may not set "
-            f"{'them' if len(dropped) > 1 else 'it'} (set it in your user config, {USER_FILE} "
-            "in the ipuaro config dir, or with a flag; see docs/security.md)"
+            f"{layer.source}: ignored {keys}{more}: a project file may not set {them}; set "
+            f"{them} in your user config ({USER_FILE} in the ipuaro config dir) or with a flag "
+            "(see docs/security.md)"
         )
     _restrict_project_mcp(layer)
     project = layer.values.get("project")
