@@ -330,9 +330,9 @@ def _env_layer(environ: Mapping[str, str]) -> _Layer:
         for part in parts[:-1]:
             cursor = cursor.setdefault(part, {})
         cursor[parts[-1]] = _parse_env_value(environ[name])
-        if (problem := check_values(nested, source)) is not None:
-            raise ConfigError(problem)
         canonical = _canonical(nested, Config, (), source, loose=True)
+        if (problem := check_values(canonical, source)) is not None:
+            raise ConfigError(problem)
         layer.origins[_leaf_path(canonical)] = source
         _deep_merge(layer.values, canonical)
     return layer
