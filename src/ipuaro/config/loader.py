@@ -33,7 +33,7 @@ from ipuaro.config.describe import (
     section_type,
 )
 from ipuaro.config.paths import config_dir
-from ipuaro.config.project_keys import filter_project_values
+from ipuaro.config.project_keys import filter_project_values, mcp_user_variables
 from ipuaro.config.sane import check_values
 from ipuaro.config.schema import Config, ProjectConfig
 from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, RepoFileRefused, read_repo_bytes
@@ -137,13 +137,18 @@ def load_config(
         layers.append(_override_layer(overrides))
 
     merged: dict[str, Any] = {}
+    users: list[dict[str, Any]] = []
     for layer in layers:
         if project_root is None or layer.source != str(project_root / PROJECT_FILE):
             _reserve_project_keys(layer)
+            users.append(layer.values)
         _validate(layer)
         _deep_merge(merged, layer.values)
     config = _validate(_Layer("the merged configuration", merged))
     config.notices.extend(notice for layer in layers for notice in layer.notices)
+    named = mcp_user_variables(users)  # before the merge shares their dicts: read them now
+    for name, server in config.mcp.servers.items():
+        server.name_user_variables(named.get(name, frozenset()))
     return config
 
 

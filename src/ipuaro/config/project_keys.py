@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Literal
 
-__all__ = ["HARMLESS", "PROJECT_KEYS", "TRUSTED", "filter_project_values", "project_key_list"]
+from ipuaro.config.schema import MCP_REFERENCE
+
+__all__ = [
+    "HARMLESS",
+    "PROJECT_KEYS",
+    "TRUSTED",
+    "filter_project_values",
+    "mcp_user_variables",
+    "project_key_list",
+]
 
 Tier = Literal["harmless", "trusted"]
 HARMLESS: Tier = "harmless"
@@ -98,6 +107,27 @@ def _filter(
         elif isinstance(rule, dict) and isinstance(values[key], dict):
             _filter(values[key], rule, (*path, key), dropped)
         # A value of the wrong type under an allowed section stays: validation names it.
+
+
+def mcp_user_variables(layers: list[dict[str, Any]]) -> dict[str, frozenset[str]]:
+    """Server name → the ``${NAME}`` references in its ``env``/``headers`` across ``layers``
+    (the user's own: never the project's), so a project cannot reach a variable by naming it."""
+    found: dict[str, set[str]] = {}
+    for values in layers:
+        mcp = values.get("mcp")
+        servers = mcp.get("servers") if isinstance(mcp, dict) else None
+        if not isinstance(servers, dict):
+            continue
+        for name, server in servers.items():
+            if not isinstance(server, dict):
+                continue
+            for key in ("env", "headers"):
+                declared = server.get(key)
+                if isinstance(declared, dict):
+                    for value in declared.values():
+                        if isinstance(value, str):
+                            found.setdefault(name, set()).update(MCP_REFERENCE.findall(value))
+    return {name: frozenset(names) for name, names in found.items()}
 
 
 def project_key_list() -> Iterator[tuple[str, Tier]]:
