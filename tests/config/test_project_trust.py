@@ -142,3 +142,12 @@ def test_every_listed_key_names_a_field_of_the_schema() -> None:
                 continue
             info = model.model_fields[part]
             model = section_type(info.annotation) or keyed_section_type(info.annotation)
+
+
+def test_a_dotted_key_in_a_project_file_is_an_error_never_honoured(tmp_path: Path) -> None:
+    from ipuaro.config.loader import ConfigError
+
+    _write_project(tmp_path, {"sandbox.profile": "off"})
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    assert "unknown key sandbox.profile" in str(caught.value)
