@@ -158,3 +158,25 @@ def test_ipuaro_memory_show_on_a_planted_file_does_not_hang(tmp_path: Path, name
     if name == "memory":
         assert "not a regular file (a FIFO)" in done.stdout + done.stderr
     json.dumps(done.stdout)
+
+
+def test_manifests_read_for_imports_and_scripts_are_never_waited_on(tmp_path: Path) -> None:
+    from ipuaro.security.commands import CommandPolicy
+    from ipuaro.store.sqlite import SqliteStore
+    from tests.index.conftest import make_indexer
+
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "a.ts").write_text("import { b } from 'pkg/b';\nexport const a = b;\n")
+    (project / "src" / "b.php").write_text("<?php\nuse App\\Models\\User;\n")
+    for name in ("package.json", "tsconfig.json", "composer.json", "Makefile"):
+        os.mkfifo(project / name)
+    store = SqliteStore(tmp_path / "store.db", "project")
+    try:
+        summary = make_indexer(project, store).index()
+    finally:
+        store.close()
+    assert summary.files >= 2
+    policy = CommandPolicy(project, [], ["npm", "make"])
+    assert policy.decide("npm run build").verdict in ("allow", "ask", "deny")
+    assert policy.decide("make all").verdict in ("allow", "ask", "deny")
