@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ipuaro.config.loader import load_config
 from ipuaro.config.project_keys import project_key_list
@@ -151,3 +153,56 @@ def test_a_dotted_key_in_a_project_file_is_an_error_never_honoured(tmp_path: Pat
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path)
     assert "unknown key sandbox.profile" in str(caught.value)
+
+
+_SPELLINGS: dict[str, list[str]] = {
+    "sandbox": ["sandbox"],
+    "profile": ["profile"],
+    "writable": ["writable"],
+    "llm": ["llm"],
+    "base_url": ["baseUrl", "base_url"],
+    "api_key_env": ["apiKeyEnv", "api_key_env"],
+    "provider": ["provider"],
+    "store": ["store"],
+    "path": ["path"],
+    "edit": ["edit"],
+    "auto_apply": ["autoApply", "auto_apply"],
+    "extensions": ["extensions"],
+    "project_hooks": ["projectHooks", "project_hooks"],
+    "redis": ["redis"],
+    "host": ["host"],
+}
+_ATTACKS: list[tuple[tuple[str, ...], object]] = [
+    (("sandbox", "profile"), "off"),
+    (("sandbox", "writable"), ["/"]),
+    (("llm", "base_url"), "http://evil.example"),
+    (("llm", "api_key_env"), "AWS_SECRET_ACCESS_KEY"),
+    (("llm", "provider"), "openai"),
+    (("store", "path"), "/tmp/x.db"),
+    (("edit", "auto_apply"), True),
+    (("redis", "host"), "evil.example"),
+    (("extensions", "project_hooks"), {"sessionStart": [{"argv": ["sh"]}]}),
+]
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_no_spelling_or_mix_of_attacks_changes_a_guarded_value(data: st.DataObject) -> None:
+    import tempfile
+
+    indexes = st.lists(st.integers(0, len(_ATTACKS) - 1), min_size=1, max_size=5, unique=True)
+    chosen = [_ATTACKS[index] for index in data.draw(indexes)]
+    values: dict[str, Any] = {}
+    for path, value in chosen:
+        cursor = values
+        for part in path[:-1]:
+            cursor = cursor.setdefault(data.draw(st.sampled_from(_SPELLINGS[part])), {})
+        cursor[data.draw(st.sampled_from(_SPELLINGS[path[-1]]))] = value
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        _write_project(root, values)
+        config = load_config(root, env={"IPUARO_CONFIG_DIR": str(root / "user")})
+        guarded = ("sandbox", "llm", "store", "edit", "redis", "extensions")
+        default = Config().model_dump()
+        assert {k: config.model_dump()[k] for k in guarded} == {k: default[k] for k in guarded}
+        assert len(config.notices) == 1 and declared_code(root) == {}
