@@ -113,11 +113,10 @@ def test_openai_compatible_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
 ) -> None:
     base = model_server({"/v1/models": (200, {"object": "list", "data": [{"id": "local-7b"}]})})
-    (tmp_path / ".ipuaro.json").write_text(
-        json.dumps({"llm": {"provider": "openai", "baseUrl": f"{base}/v1", "model": "other"}}),
-        encoding="utf-8",
-    )
-    result = doctor(tmp_path, monkeypatch)
+    # The server is the user's to choose (a project file may only name the model).
+    (tmp_path / ".ipuaro.json").write_text(json.dumps({"llm": {"model": "other"}}))
+    server = {"IPUARO_LLM__PROVIDER": "openai", "IPUARO_LLM__BASE_URL": f"{base}/v1"}
+    result = doctor(tmp_path, monkeypatch, **server)
     checks = lines_by_check(result)
     assert checks["model server"] == f"✓ model server: openai at {base}/v1 (1 models)"
     assert checks["model"] == (
@@ -249,7 +248,7 @@ def test_redis_not_running_says_how_to_start_it(
 @pytest.mark.parametrize(
     ("content", "key"),
     [
-        ('{"llm": {"contextWindow": "big"}}', "llm.contextWindow: expected an integer"),
+        ('{"llm": {"temperature": "big"}}', "llm.temperature: expected a number"),
         ('{"llm": {"modle": "x"}}', "unknown key llm.modle (did you mean llm.model?)"),
         ('{"llm": {"model": "x",}}', ".ipuaro.json:1:23: invalid JSON"),
     ],

@@ -206,3 +206,18 @@ def test_no_spelling_or_mix_of_attacks_changes_a_guarded_value(data: st.DataObje
         default = Config().model_dump()
         assert {k: config.model_dump()[k] for k in guarded} == {k: default[k] for k in guarded}
         assert len(config.notices) == 1 and declared_code(root) == {}
+
+
+def test_a_key_holding_its_default_is_dropped_quietly(tmp_path: Path) -> None:
+    from ipuaro.config.loader import default_config_json
+
+    (tmp_path / ".ipuaro.json").write_text(default_config_json(), encoding="utf-8")  # ipuaro init
+    assert load_config(tmp_path).notices == []
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "config.json").write_text(json.dumps({"edit": {"autoApply": True}}))
+    config = load_config(tmp_path, env={"IPUARO_CONFIG_DIR": str(user)})
+    assert config.edit.auto_apply, "the project's default value does not override the user"
+    _write_project(tmp_path, {"edit": {"autoApply": False, "showDiff": False}})
+    (notice,) = load_config(tmp_path).notices
+    assert "edit.showDiff" in notice and "autoApply" not in notice

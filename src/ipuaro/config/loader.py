@@ -213,7 +213,7 @@ def _restrict_project_layer(layer: _Layer) -> None:
     """A project's ``.ipuaro.json`` is repository content, and repository content never widens
     the policy: only the keys of the list stay (see :mod:`ipuaro.config.project_keys`), and its
     protected paths add to the defaults."""
-    dropped = filter_project_values(layer.values)
+    dropped = filter_project_values(layer.values, Config().model_dump())
     if dropped:
         keys = ", ".join(_dropped_key(path) for path in dropped[:16])
         them = "them" if len(dropped) > 1 else "it"

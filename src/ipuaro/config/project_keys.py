@@ -12,7 +12,8 @@ command whitelist or allow its own MCP tools. So a project file is checked AFTER
 - ``TRUSTED`` keys declare the project's own programs (script tools, hooks, MCP servers); they
   are loaded, but :mod:`ipuaro.extensions.trust` starts them only once the user trusts the
   project's current declarations;
-- every other key is dropped, and one notice names them all.
+- every other key is dropped, and one notice names those that would have changed something
+  (a key holding its default, as ``ipuaro init`` writes them all, is dropped quietly).
 
 The user's own config, ``IPUARO_*`` variables and flags may set anything.
 """
@@ -84,28 +85,40 @@ PROJECT_KEYS: dict[str, Any] = {
 """Schema field names (snake_case) → a tier for the whole subtree, or a dict of its keys."""
 
 
-def filter_project_values(values: dict[str, Any]) -> list[tuple[str, ...]]:
+def filter_project_values(
+    values: dict[str, Any], defaults: dict[str, Any]
+) -> list[tuple[str, ...]]:
     """Drop from ``values`` (a project file's, keys already schema field names) every key the
-    list does not name; returns the dropped paths, in file order."""
+    list does not name; returns the dropped paths whose value differs from ``defaults`` (the
+    schema's defaults by field name), in file order."""
     dropped: list[tuple[str, ...]] = []
-    _filter(values, PROJECT_KEYS, (), dropped)
+    _filter(values, PROJECT_KEYS, (), dropped, defaults)
     return dropped
 
 
 def _filter(
-    values: dict[str, Any], allowed: dict[str, Any], path: tuple[str, ...], dropped: list[Any]
+    values: dict[str, Any],
+    allowed: dict[str, Any],
+    path: tuple[str, ...],
+    dropped: list[Any],
+    defaults: Any,
 ) -> None:
     for key in list(values):
         rule = allowed.get(key, allowed.get(_ANY))
+        default = defaults.get(key) if isinstance(defaults, dict) else None
         if rule is None:
             value = values.pop(key)
             # A whole section is named by its keys: "sandbox.profile", not "sandbox".
             if not path and isinstance(value, dict) and value:
-                dropped.extend((key, inner) for inner in value)
-            else:
+                dropped.extend(
+                    (key, inner)
+                    for inner, item in value.items()
+                    if not isinstance(default, dict) or item != default.get(inner)
+                )
+            elif value != default:
                 dropped.append((*path, key))
         elif isinstance(rule, dict) and isinstance(values[key], dict):
-            _filter(values[key], rule, (*path, key), dropped)
+            _filter(values[key], rule, (*path, key), dropped, default)
         # A value of the wrong type under an allowed section stays: validation names it.
 
 
