@@ -180,3 +180,15 @@ def test_manifests_read_for_imports_and_scripts_are_never_waited_on(tmp_path: Pa
     policy = CommandPolicy(project, [], ["npm", "make"])
     assert policy.decide("npm run build").verdict in ("allow", "ask", "deny")
     assert policy.decide("make all").verdict in ("allow", "ask", "deny")
+
+
+def test_a_dotenv_and_a_venv_config_are_never_waited_on(tmp_path: Path) -> None:
+    from ipuaro.planning.environment import describe_environment
+    from ipuaro.trace.redaction import Redactor, env_values
+
+    os.mkfifo(tmp_path / ".env")
+    (tmp_path / ".venv").mkdir()
+    os.mkfifo(tmp_path / ".venv" / "pyvenv.cfg")
+    assert env_values(tmp_path / ".env") == []
+    Redactor.for_project(tmp_path)
+    assert isinstance(describe_environment(tmp_path), str)
