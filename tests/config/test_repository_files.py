@@ -192,3 +192,22 @@ def test_a_dotenv_and_a_venv_config_are_never_waited_on(tmp_path: Path) -> None:
     assert env_values(tmp_path / ".env") == []
     Redactor.for_project(tmp_path)
     assert isinstance(describe_environment(tmp_path), str)
+
+
+def test_the_users_config_flag_may_be_a_pipe_still_capped(tmp_path: Path) -> None:
+    import threading
+
+    fifo = tmp_path / "config-pipe"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w") as pipe:
+            pipe.write('{"llm": {"model": "piped"}}')
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert load_config(tmp_path, config_file=fifo).llm.model == "piped"
+    writer.join()
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path, config_file=Path("/dev/zero"))
+    assert "larger than 1,000,000 bytes" in str(caught.value)

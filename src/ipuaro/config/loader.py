@@ -131,7 +131,7 @@ def load_config(
     ):
         _restrict_project_layer(layers[-1])
     layers.append(_env_layer(environ))
-    if config_file is not None and (layer := _file_layer(config_file, required=True)):
+    if config_file is not None and (layer := _file_layer(config_file, required=True, flag=True)):
         layers.append(layer)
     if overrides:
         layers.append(_override_layer(overrides))
@@ -273,10 +273,11 @@ def _restrict_project_mcp(layer: _Layer) -> None:
                 server["declared_in"] = "project"
 
 
-def _file_layer(path: Path, *, required: bool) -> _Layer | None:
+def _file_layer(path: Path, *, required: bool, flag: bool = False) -> _Layer | None:
     source = str(path)
     try:
-        text = read_repo_bytes(path, CONFIG_FILE_LIMIT).decode("utf-8")
+        # --config FILE is the user's word: it may be a pipe (``--config <(…)``).
+        text = read_repo_bytes(path, CONFIG_FILE_LIMIT, streams=flag).decode("utf-8")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"{source}: config file not found") from None
