@@ -204,7 +204,7 @@ def test_the_users_config_flag_may_be_a_pipe_still_capped(tmp_path: Path) -> Non
         with open(fifo, "w") as pipe:
             pipe.write('{"llm": {"model": "piped"}}')
 
-    writer = threading.Thread(target=write)
+    writer = threading.Thread(target=write, daemon=True)
     writer.start()
     assert load_config(tmp_path, config_file=fifo).llm.model == "piped"
     writer.join()

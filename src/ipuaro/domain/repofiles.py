@@ -34,14 +34,14 @@ def read_repo_bytes(path: Path, limit: int, *, streams: bool = False) -> bytes:
     ``streams``: a pipe or device is read too (still up to ``limit``) — for a file the user
     named on the command line, such as ``--config <(…)``, never for repository content.
     """
-    # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer.
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
+    # O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer
+    # (the user's own pipe, ``streams``, is waited for).
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags if streams else flags | os.O_NONBLOCK)
     try:
         info = os.fstat(fd)
-        if streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
-            os.set_blocking(fd, True)  # the user's own pipe: wait for its writer
-        elif not stat.S_ISREG(info.st_mode):
+        streamed = streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode))
+        if not streamed and not stat.S_ISREG(info.st_mode):
             raise RepoFileRefused(
                 f"{path}: not a regular file ({_kind(info.st_mode)}); ipuaro reads only regular "
                 "files here: replace it with a plain file or remove it"
