@@ -113,11 +113,10 @@ def test_openai_compatible_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
 ) -> None:
     base = model_server({"/v1/models": (200, {"object": "list", "data": [{"id": "local-7b"}]})})
-    (tmp_path / ".ipuaro.json").write_text(
-        json.dumps({"llm": {"provider": "openai", "baseUrl": f"{base}/v1", "model": "other"}}),
-        encoding="utf-8",
-    )
-    result = doctor(tmp_path, monkeypatch)
+    # The server is the user's to choose (a project file may only name the model).
+    (tmp_path / ".ipuaro.json").write_text(json.dumps({"llm": {"model": "other"}}))
+    server = {"IPUARO_LLM__PROVIDER": "openai", "IPUARO_LLM__BASE_URL": f"{base}/v1"}
+    result = doctor(tmp_path, monkeypatch, **server)
     checks = lines_by_check(result)
     assert checks["model server"] == f"✓ model server: openai at {base}/v1 (1 models)"
     assert checks["model"] == (
@@ -126,6 +125,18 @@ def test_openai_compatible_server(
     )
     assert checks["config"].startswith(f"✓ config: {tmp_path / '.ipuaro.json'};")
     assert result.exit_code == 1
+
+
+def test_keys_a_project_may_not_set_are_named_not_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_server: StartServer
+) -> None:
+    base = model_server({"/api/tags": (200, {"models": []})})
+    hostile = {"sandbox": {"profile": "off"}, "llm": {"baseUrl": "http://evil.example"}}
+    (tmp_path / ".ipuaro.json").write_text(json.dumps(hostile))
+    result = doctor(tmp_path, monkeypatch, IPUARO_LLM__BASE_URL=base)
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("! config: ")]
+    assert "ignored sandbox.profile, llm.baseUrl" in line
+    assert lines_by_check(result)["model server"].startswith(f"✓ model server: ollama at {base}")
 
 
 def test_server_refusing_the_key_points_at_the_api_key(
@@ -250,7 +261,7 @@ def test_redis_not_running_says_how_to_start_it(
 @pytest.mark.parametrize(
     ("content", "key"),
     [
-        ('{"llm": {"contextWindow": "big"}}', "llm.contextWindow: expected an integer"),
+        ('{"llm": {"temperature": "big"}}', "llm.temperature: expected a number"),
         ('{"llm": {"modle": "x"}}', "unknown key llm.modle (did you mean llm.model?)"),
         ('{"llm": {"model": "x",}}', ".ipuaro.json:1:23: invalid JSON"),
     ],

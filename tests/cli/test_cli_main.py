@@ -167,12 +167,12 @@ def test_default_without_its_module_says_not_built(plugin_dir: Path, tmp_path: P
 
 
 def test_bad_config_stops_the_default_with_one_line(tmp_path: Path) -> None:
-    (tmp_path / ".ipuaro.json").write_text('{"llm": {"contextWindow": "big"}}', "utf-8")
+    (tmp_path / ".ipuaro.json").write_text('{"llm": {"temperature": 9}}', "utf-8")
     result = CliRunner().invoke(cli, [str(tmp_path)])
     assert result.exit_code == 2
     assert result.stderr == (
-        f"ipuaro: {tmp_path / '.ipuaro.json'}: llm.contextWindow: "
-        'expected an integer ≥ 512 or null, got "big"\n'
+        f"ipuaro: {tmp_path / '.ipuaro.json'}: llm.temperature: "
+        "expected a number from 0.0 to 2.0, got 9\n"
     )
 
 
@@ -185,7 +185,7 @@ def test_missing_config_option_file_is_one_line(tmp_path: Path) -> None:
 
 
 def test_config_error_escaping_a_command_is_one_line(plugin_dir: Path, tmp_path: Path) -> None:
-    (tmp_path / ".ipuaro.json").write_text('{"undo": {"stackSize": 0}}', encoding="utf-8")
+    (tmp_path / ".ipuaro.json").write_text('{"plan": {"maxBlocks": 0}}', encoding="utf-8")
     (plugin_dir / "ipuaro_test_loads.py").write_text(
         textwrap.dedent(
             f"""
@@ -205,8 +205,8 @@ def test_config_error_escaping_a_command_is_one_line(plugin_dir: Path, tmp_path:
     result = CliRunner().invoke(group, ["load"])
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"ipuaro: {tmp_path / '.ipuaro.json'}: undo.stackSize: "
-        "expected an integer from 1 to 1000, got 0\n"
+        f"ipuaro: {tmp_path / '.ipuaro.json'}: plan.maxBlocks: "
+        "expected an integer from 1 to 64, got 0\n"
     )
 
 

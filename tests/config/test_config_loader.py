@@ -174,10 +174,10 @@ def test_layers_merge_key_by_key_and_lists_replace(
 def test_camel_and_snake_case_keys_mix_across_layers(
     tmp_path: Path, isolated_environment: Path
 ) -> None:
-    write_json(isolated_environment / "config.json", {"llm": {"context_window": 4096}})
-    assert load_config(tmp_path).llm.context_window == 4096
-    write_json(tmp_path / ".ipuaro.json", {"llm": {"contextWindow": 8192}})
-    assert load_config(tmp_path).llm.context_window == 8192
+    write_json(isolated_environment / "config.json", {"llm": {"tool_format": "xml"}})
+    assert load_config(tmp_path).llm.tool_format == "xml"
+    write_json(tmp_path / ".ipuaro.json", {"llm": {"toolFormat": "json"}})
+    assert load_config(tmp_path).llm.tool_format == "json"
 
 
 def test_user_config_dir_comes_from_the_given_env(tmp_path: Path) -> None:
@@ -200,8 +200,9 @@ def test_overrides_take_dotted_or_nested_keys_and_skip_none(tmp_path: Path) -> N
 
 
 def test_relative_store_path_in_a_file_is_relative_to_that_file(tmp_path: Path) -> None:
-    write_json(tmp_path / ".ipuaro.json", {"store": {"path": "db/ipuaro.db"}})
-    assert load_config(tmp_path).store.path == tmp_path / "db" / "ipuaro.db"
+    extra = write_json(tmp_path / "settings" / "extra.json", {"store": {"path": "db/ipuaro.db"}})
+    config = load_config(tmp_path, config_file=extra)
+    assert config.store.path == tmp_path / "settings" / "db" / "ipuaro.db"
 
 
 # --- environment ----------------------------------------------------------------------------
@@ -306,9 +307,9 @@ def test_unknown_key_in_project_file(tmp_path: Path) -> None:
     ],
 )
 def test_wrong_type_names_key_path_and_expected_type(
-    tmp_path: Path, content: object, expected: str
+    tmp_path: Path, isolated_environment: Path, content: object, expected: str
 ) -> None:
-    path = write_json(tmp_path / ".ipuaro.json", content)
+    path = write_json(isolated_environment / "config.json", content)
     assert error_of(tmp_path) == f"{path}: {expected}"
 
 
@@ -330,7 +331,7 @@ def test_unreadable_file_is_an_error_not_skipped(tmp_path: Path) -> None:
     # fails the same way for everyone.
     (tmp_path / ".ipuaro.json").mkdir()
     message = error_of(tmp_path)
-    assert message.startswith(f"{tmp_path / '.ipuaro.json'}: cannot read config file (")
+    assert message.startswith(f"{tmp_path / '.ipuaro.json'}: not a regular file (a folder);")
 
 
 def test_non_utf8_file_is_unreadable(tmp_path: Path) -> None:
@@ -361,7 +362,7 @@ def test_missing_explicit_config_file(tmp_path: Path) -> None:
 
 
 def test_only_the_first_problem_is_shown_with_a_count(tmp_path: Path) -> None:
-    write_json(tmp_path / ".ipuaro.json", {"llm": {"temperature": 9, "contextWindow": 1}})
+    write_json(tmp_path / ".ipuaro.json", {"llm": {"temperature": 9}, "plan": {"maxBlocks": 0}})
     assert error_of(tmp_path).endswith("(and 1 more problem)")
 
 

@@ -92,7 +92,7 @@ def test_the_digest_covers_only_what_runs_code(project: Path) -> None:
     assert declared_code(project) == {} and project_trusted(project)
     write_project_config(project, {"llm": {"model": "a"}, "mcp": {"servers": {"x": {}}}})
     first = extension_digest(project)
-    assert list(declared_code(project)) == ["mcp"]
+    assert list(declared_code(project)) == ["mcp.servers"]
     write_project_config(project, {"mcp": {"servers": {"x": {}}}, "llm": {"model": "b"}})
     assert extension_digest(project) == first, "other keys and key order do not matter"
     assert not project_trusted(project)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config, ProjectConfig
-from ipuaro.security.paths import PathPolicy, PathRefused
+from ipuaro.security.paths import ALWAYS_PROTECTED, PathPolicy, PathRefused
 
 DOTDOT = "'..' is not allowed"
 ENCODED = "URL encoding"
@@ -235,7 +235,9 @@ def test_configured_patterns_with_negation(project: Path) -> None:
 
 def test_defaults_match_config(project: Path) -> None:
     from_config = PathPolicy.from_config(project, Config())
-    assert from_config.protected_patterns[:-1] == ProjectConfig().protected_paths
+    assert (
+        from_config.protected_patterns[: -len(ALWAYS_PROTECTED)] == ProjectConfig().protected_paths
+    )
 
 
 def test_check_deletable_refuses_folders_holding_protected_files(

@@ -59,6 +59,8 @@ def command(path: Path | None, model: str | None) -> None:
     ]
     for result in results:
         click.echo(result.line())
+    for notice in config.notices:  # keys a project file may not set: said, not failed
+        click.echo(f"! config: {notice}")
     failed = sum(not result.ok for result in results)
     if failed:
         click.echo(f"{failed} of {len(results)} checks failed")

@@ -5,6 +5,10 @@ files; any case in environment variables) and validated on its own, so an error 
 layer it came from: the file, the environment variable or the command line. Then the layers are
 deep-merged (objects merge key by key, lists and scalars replace) and validated once more.
 
+A project's ``.ipuaro.json`` is repository content: after it is mapped to field names, every
+key that :mod:`ipuaro.config.project_keys` does not list is dropped, and one notice (kept in
+:attr:`Config.notices`) names them.
+
 Every problem becomes a :class:`ConfigError` whose text is one line a user can act on.
 """
 
@@ -19,6 +23,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic.alias_generators import to_camel
 
 from ipuaro.config.describe import (
     describe_error,
@@ -28,7 +33,10 @@ from ipuaro.config.describe import (
     section_type,
 )
 from ipuaro.config.paths import config_dir
+from ipuaro.config.project_keys import filter_project_values, mcp_user_variables
+from ipuaro.config.sane import check_values
 from ipuaro.config.schema import Config, ProjectConfig
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, RepoFileRefused, read_repo_bytes
 
 __all__ = [
     "CONCEPT_KEYS",
@@ -38,6 +46,7 @@ __all__ = [
     "default_config_json",
     "find_project_root",
     "load_config",
+    "project_file_values",
 ]
 
 PROJECT_FILE = ".ipuaro.json"
@@ -94,6 +103,7 @@ class _Layer:
     values: dict[str, Any]
     # Environment layers remember which variable set which key, for error messages.
     origins: dict[tuple[str, ...], str] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
 
 
 def load_config(
@@ -121,18 +131,37 @@ def load_config(
     ):
         _restrict_project_layer(layers[-1])
     layers.append(_env_layer(environ))
-    if config_file is not None and (layer := _file_layer(config_file, required=True)):
+    if config_file is not None and (layer := _file_layer(config_file, required=True, flag=True)):
         layers.append(layer)
     if overrides:
         layers.append(_override_layer(overrides))
 
     merged: dict[str, Any] = {}
+    users: list[dict[str, Any]] = []
     for layer in layers:
         if project_root is None or layer.source != str(project_root / PROJECT_FILE):
             _reserve_project_keys(layer)
+            users.append(layer.values)
         _validate(layer)
         _deep_merge(merged, layer.values)
-    return _validate(_Layer("the merged configuration", merged))
+    config = _validate(_Layer("the merged configuration", merged))
+    config.notices.extend(notice for layer in layers for notice in layer.notices)
+    named = mcp_user_variables(users)  # before the merge shares their dicts: read them now
+    for name, server in config.mcp.servers.items():
+        server.name_user_variables(named.get(name, frozenset()))
+    return config
+
+
+def project_file_values(project_root: Path) -> dict[str, Any]:
+    """What the project's ``.ipuaro.json`` sets after the list of who may decide what: field
+    names, its ``extensions.tools``/``hooks`` as ``project_tools``/``project_hooks``, its MCP
+    servers marked as the project's. Empty when there is no file; ``ConfigError`` as
+    :func:`load_config` raises it."""
+    layer = _file_layer(project_root / PROJECT_FILE, required=False)
+    if layer is None:
+        return {}
+    _restrict_project_layer(layer)
+    return layer.values
 
 
 def default_config_json() -> str:
@@ -182,14 +211,17 @@ def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _restrict_project_layer(layer: _Layer) -> None:
     """A project's ``.ipuaro.json`` is repository content, and repository content never widens
-    the policy: it may not whitelist commands, and its protected paths add to the defaults."""
-    whitelist = layer.values.get("whitelist")
-    if whitelist:
-        keys = ", ".join(f"whitelist.{key}" for key in whitelist)
-        raise ConfigError(
-            f"{layer.source}: {keys}: not allowed in a project file (a cloned repository could "
-            "whitelist its own commands); move it to your user config "
-            f"({USER_FILE} in the ipuaro config dir) or remove it"
+    the policy: only the keys of the list stay (see :mod:`ipuaro.config.project_keys`), and its
+    protected paths add to the defaults."""
+    dropped = filter_project_values(layer.values, Config().model_dump())
+    if dropped:
+        keys = ", ".join(_dropped_key(path) for path in dropped[:16])
+        them = "them" if len(dropped) > 1 else "it"
+        more = f" and {len(dropped) - 16} more" if len(dropped) > 16 else ""
+        layer.notices.append(
+            f"{layer.source}: ignored {keys}{more}: a project file may not set {them}; set "
+            f"{them} in your user config ({USER_FILE} in the ipuaro config dir) or with a flag "
+            "(see docs/security.md)"
         )
     _restrict_project_mcp(layer)
     project = layer.values.get("project")
@@ -209,6 +241,12 @@ def _restrict_project_layer(layer: _Layer) -> None:
                 extensions[f"project_{key}"] = extensions.pop(key)
 
 
+def _dropped_key(path: tuple[str, ...]) -> str:
+    if path[-1] in ("project_tools", "project_hooks"):  # display_path shows these as written
+        return f"{display_path(Config, path[:-1])}.{to_camel(path[-1])}"
+    return display_path(Config, path)
+
+
 def _reserve_project_keys(layer: _Layer) -> None:
     extensions = layer.values.get("extensions")
     if not isinstance(extensions, dict):
@@ -222,40 +260,30 @@ def _reserve_project_keys(layer: _Layer) -> None:
 
 
 def _restrict_project_mcp(layer: _Layer) -> None:
-    """A project may declare MCP servers (they start only once the project is trusted) and deny
-    tools, but never allow its own tools; a server it declares or changes is marked as the
-    project's, so a user-declared server it edits is held back too."""
+    """A project may declare MCP servers (they start only once the project is trusted, always
+    sandboxed); a server it declares or changes is marked as the project's, so a user-declared
+    server it edits is held back too."""
     mcp = layer.values.get("mcp")
     if not isinstance(mcp, dict):
         return
-    if mcp.get("allow"):
-        raise ConfigError(
-            f"{layer.source}: mcp.allow: not allowed in a project file (a cloned repository "
-            "could allow its own MCP tools to run without asking); move it to your user config "
-            f"({USER_FILE} in the ipuaro config dir) or remove it"
-        )
     servers = mcp.get("servers")
     if isinstance(servers, dict):
-        for name, server in servers.items():
-            if not isinstance(server, dict):
-                continue
-            if server.get("sandbox") is False:
-                raise ConfigError(
-                    f"{layer.source}: mcp.servers.{name}.sandbox: a project file cannot run "
-                    "its server outside the sandbox; remove the key (or declare the server in "
-                    f"your user config, {USER_FILE} in the ipuaro config dir)"
-                )
-            server["declared_in"] = "project"
+        for server in servers.values():
+            if isinstance(server, dict):
+                server["declared_in"] = "project"
 
 
-def _file_layer(path: Path, *, required: bool) -> _Layer | None:
+def _file_layer(path: Path, *, required: bool, flag: bool = False) -> _Layer | None:
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # --config FILE is the user's word: it may be a pipe (``--config <(…)``).
+        text = read_repo_bytes(path, CONFIG_FILE_LIMIT, streams=flag).decode("utf-8")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"{source}: config file not found") from None
         return None
+    except RepoFileRefused as error:
+        raise ConfigError(str(error)) from None
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise ConfigError(
@@ -269,8 +297,17 @@ def _file_layer(path: Path, *, required: bool) -> _Layer | None:
         ) from None
     except _DuplicateKey as error:
         raise ConfigError(
-            f'{source}: key "{error.args[0]}" appears twice in one object; merge them into one'
+            f"{source}: key {json.dumps(error.args[0])} appears twice in one object; "
+            "merge them into one"
         ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"{source}: nested too deeply to be a config file; fix the file"
+        ) from None
+    except ValueError as error:  # a number of thousands of digits
+        raise ConfigError(f"{source}: unusable number ({error}); write a shorter number") from None
+    if (problem := check_values(raw, source)) is not None:
+        raise ConfigError(problem)
     if not isinstance(raw, dict):
         raise ConfigError(
             f"{source}: expected a JSON object at the top level, got {json_kind(raw)}"
@@ -300,6 +337,8 @@ def _env_layer(environ: Mapping[str, str]) -> _Layer:
             cursor = cursor.setdefault(part, {})
         cursor[parts[-1]] = _parse_env_value(environ[name])
         canonical = _canonical(nested, Config, (), source, loose=True)
+        if (problem := check_values(canonical, source)) is not None:
+            raise ConfigError(problem)
         layer.origins[_leaf_path(canonical)] = source
         _deep_merge(layer.values, canonical)
     return layer
@@ -313,7 +352,7 @@ def _parse_env_value(raw: str) -> Any:
     """
     try:
         parsed = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return raw
     if isinstance(parsed, bool | int | float):
         return raw
@@ -333,6 +372,8 @@ def _override_layer(overrides: Mapping[str, Any]) -> _Layer:
             _deep_merge(cursor[parts[-1]], dict(value))
         else:
             cursor[parts[-1]] = value
+    if (problem := check_values(nested, "the command line")) is not None:
+        raise ConfigError(problem)
     return _Layer("the command line", _canonical(nested, Config, (), "the command line", True))
 
 

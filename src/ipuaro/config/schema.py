@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 
@@ -314,6 +314,9 @@ class PlanConfig(Section):
     """Auto-context: lines shown before and after each traceback frame inside the project."""
 
 
+MCP_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${NAME}`` in an MCP server's ``env`` or ``headers`` value."""
+
 MCP_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
 """A server's name: it becomes part of tool names (``mcp__NAME__TOOL``), which models accept
 only as letters, digits, ``_`` and ``-``."""
@@ -329,7 +332,8 @@ class McpServerConfig(Section):
     env: dict[str, str] = Field(default_factory=dict)
     """Environment variables for the server, on top of a minimal base (HOME, PATH, LANG, USER,
     SHELL, TERM): nothing else of ipuaro's environment reaches it. ``${NAME}`` takes a value from
-    ipuaro's environment (user config only; a project's servers get no secrets that way)."""
+    ipuaro's environment — only a variable your own config names for this server: in a server
+    a project declared or changed, any other ``${NAME}`` (and any secret-looking one) is empty."""
     cwd: str | None = None
     """Working directory of ``command``; relative to the project root; default the root."""
     url: str | None = None
@@ -351,6 +355,17 @@ class McpServerConfig(Section):
     declared_in: Literal["user", "project"] = "user"
     """Set by the loader: ``project`` when ``.ipuaro.json`` declared or changed this server
     (it then starts only in a trusted project)."""
+
+    _user_variables: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    @property
+    def user_variables(self) -> frozenset[str]:
+        """The ``${NAME}`` references the user's own layers (config file, variables, flags)
+        wrote for this server: the only ones expanded once a project declared or changed it."""
+        return self._user_variables
+
+    def name_user_variables(self, names: frozenset[str]) -> None:
+        self._user_variables = names
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:
@@ -418,3 +433,11 @@ class Config(Section):
     extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+
+    _notices: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def notices(self) -> list[str]:
+        """What loading set aside, one line each (keys a project file may not set): shown when
+        a session opens. Not a key: nothing in a file can write it."""
+        return self._notices

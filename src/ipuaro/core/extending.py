@@ -214,9 +214,21 @@ def _declared_lines(declared: dict[str, Any]) -> tuple[str, ...]:
         for event, entries in hooks.items():
             for entry in entries if isinstance(entries, list) else [entries]:
                 lines.append(f"hook {event}: {_argv(entry)}")
-    if "mcp" in declared:
-        lines.append("MCP servers: " + json.dumps(declared["mcp"], ensure_ascii=False)[:200])
+    servers = declared.get("mcp.servers")
+    if isinstance(servers, dict):
+        for name, spec in servers.items():
+            lines.append(f"MCP server {name}: {_server(spec)}")
     return tuple(lines)
+
+
+def _server(spec: Any) -> str:
+    if isinstance(spec, dict) and isinstance(spec.get("url"), str):
+        return str(spec["url"])
+    if isinstance(spec, dict) and isinstance(spec.get("command"), str):
+        args = spec.get("args")
+        listed = [str(arg) for arg in args] if isinstance(args, list) else []
+        return shlex.join([spec["command"], *listed])
+    return json.dumps(spec, ensure_ascii=False)[:120]
 
 
 def _argv(spec: Any) -> str:

@@ -25,6 +25,7 @@ async def start(workspace: Workspace) -> None:
     host = await ExtensionHost.open(workspace.root, workspace.config, workspace._asking.ask)
     workspace._extensions = host
     attach(workspace, await build(workspace, workspace.config, workspace.options))
+    workspace.ctx.warnings.extend(workspace.config.notices)  # keys a project may not set
     from ipuaro.core.plan_apply import finish_interrupted
 
     workspace.ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, workspace))

@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 import yaml
 
+from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
+
 __all__ = ["COMMAND_FOLDER", "CustomCommand", "discover_commands", "parse_command_file"]
 
 COMMAND_FOLDER = Path(".ipuaro") / "commands"
@@ -92,9 +94,9 @@ def parse_command_file(path: Path, source: Literal["project", "user"]) -> Custom
             "'_'); rename the file"
         )
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise CommandFileError(f"{path}: larger than {MAX_BYTES} bytes; shorten the template")
-        text = path.read_text(encoding="utf-8")
+        text = read_repo_bytes(path, MAX_BYTES).decode("utf-8")
+    except RepoFileRefused as error:
+        raise CommandFileError(str(error)) from None
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise CommandFileError(f"{path}: cannot read it ({reason}); fix or remove it") from None

@@ -1,9 +1,12 @@
 """Trusting a project: the extensions a repository declares run code, so they stay off until
 the user says yes once for that project.
 
-What needs trust is what a project's ``.ipuaro.json`` declares that starts programs: script
-tools (``extensions.tools``), hooks (``extensions.hooks``) and MCP servers (``mcp``). Custom
-slash commands are prompt templates and need none. A yes is remembered in the user's data
+What needs trust is what a project's ``.ipuaro.json`` declares that starts programs: the
+``trusted`` keys of :mod:`ipuaro.config.project_keys` — script tools (``extensions.tools``),
+hooks (``extensions.hooks``) and MCP servers (``mcp.servers``). They are read through the
+loader, after every spelling is mapped to one field name, so ``extensions.projectHooks`` or
+``project_hooks`` cannot slip past the question. Custom slash commands are prompt templates and
+need none. A yes is remembered in the user's data
 folder (``trusted-projects.json``) for the project's resolved path together with
 :func:`extension_digest`, a hash of exactly those declarations: a changed declaration (a pull
 that adds a hook) asks again; the rest of the file may change freely.
@@ -23,7 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ipuaro.config.loader import PROJECT_FILE
+from pydantic.alias_generators import to_camel
+
+from ipuaro.config.loader import ConfigError, project_file_values
 from ipuaro.store.naming import data_dir
 
 __all__ = [
@@ -38,7 +43,12 @@ __all__ = [
 ]
 
 TRUST_FILE = "trusted-projects.json"
-_CODE_KEYS = (("extensions", "tools"), ("extensions", "hooks"), ("mcp",))
+_CODE_KEYS = (
+    ("extensions.tools", ("extensions", "project_tools")),
+    ("extensions.hooks", ("extensions", "project_hooks")),
+    ("mcp.servers", ("mcp", "servers")),
+)
+"""What the question names → where the loader keeps the project's declarations."""
 
 
 def trust_file() -> Path:
@@ -47,22 +57,22 @@ def trust_file() -> Path:
 
 
 def declared_code(root: Path) -> dict[str, Any]:
-    """What the project file declares that runs code: ``{"extensions.tools": …, "mcp": …}``
-    (empty when nothing: the project needs no trust). An unreadable file declares nothing
-    here; loading the configuration reports it."""
+    """What the project file declares that runs code: ``{"extensions.tools": …,
+    "mcp.servers": …}`` (empty when nothing: the project needs no trust). An unreadable or
+    invalid file declares nothing here; loading the configuration reports it."""
     try:
-        raw = json.loads((root / PROJECT_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        values = project_file_values(root)
+    except ConfigError:
         return {}
     found: dict[str, Any] = {}
-    if not isinstance(raw, dict):
-        return found
-    for path in _CODE_KEYS:
-        value: Any = raw
+    for name, path in _CODE_KEYS:
+        value: Any = values
         for key in path:
-            value = _member(value, key)
+            value = value.get(key) if isinstance(value, dict) else None
+        if value and name == "extensions.hooks" and isinstance(value, dict):
+            value = {to_camel(event): hooks for event, hooks in value.items()}  # as written
         if value:
-            found[".".join(path)] = value
+            found[name] = value
     return found
 
 
@@ -96,13 +106,6 @@ def forget_trust(root: Path) -> None:
     entries = _read()
     if entries.pop(_key(root), None) is not None:
         _write(entries)
-
-
-def _member(value: Any, key: str) -> Any:
-    if not isinstance(value, dict):
-        return None
-    # The loader accepts camelCase and snake_case alike; "tools"/"hooks"/"mcp" are one word.
-    return value.get(key)
 
 
 def _key(root: Path) -> str:

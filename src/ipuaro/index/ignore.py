@@ -9,6 +9,10 @@ gitignore-style list (root-relative) that always wins: "never indexed" means nev
 
 Specs are loaded lazily per folder and cached, so the watcher can ask about any path cheaply and
 drop a folder's cache entry when its ``.gitignore`` is edited.
+
+Ignore files are repository content: only a regular file is read, up to a size cap, and a list
+holds at most :data:`MAX_PATTERNS` patterns (every path is matched against every pattern, so
+400,000 of them would stall indexing); what is cut is said once in :attr:`ProjectIgnore.notices`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from ipuaro.config.schema import Config
+from ipuaro.domain.repofiles import TEXT_FILE_LIMIT, read_repo_bytes
 from ipuaro.domain.tempfiles import is_temp_name
 
 GIT_DIR = ".git"
@@ -28,15 +33,32 @@ OWN_DIR = ".ipuaro"
 for the watcher to re-index (a trace written per request would loop)."""
 ALWAYS_EXCLUDED = frozenset({GIT_DIR, OWN_DIR})
 GITIGNORE = ".gitignore"
+MAX_PATTERNS = 5_000
+"""Most patterns used from one ignore file or from ``project.ignorePatterns``."""
 
 
-def _read_lines(path: Path) -> list[str] | None:
+def _read_lines(path: Path, notices: list[str]) -> list[str] | None:
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_repo_bytes(path, TEXT_FILE_LIMIT)
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # a FIFO, a device, a huge file: said, never read
+        notices.append(f"ignore rules not read: {error}")
         return None
     # A .gitignore that is not UTF-8 is still usable for its ASCII patterns.
-    return raw.decode("utf-8", errors="replace").splitlines()
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    return _capped(lines, str(path), notices)
+
+
+def _capped(lines: list[str], source: str, notices: list[str]) -> list[str]:
+    patterns = [line for line in lines if line.strip() and not line.startswith("#")]
+    if len(patterns) <= MAX_PATTERNS:
+        return patterns
+    notices.append(
+        f"{source}: {len(patterns):,} ignore patterns; only the first {MAX_PATTERNS:,} are "
+        "used (so indexing does not stall): shorten the list"
+    )
+    return patterns[:MAX_PATTERNS]
 
 
 class ProjectIgnore:
@@ -51,10 +73,13 @@ class ProjectIgnore:
         self.root = root
         self._excluded = frozenset(excluded_paths)
         """Exact project-relative paths never indexed (a store database kept in the project)."""
-        self._config_spec = GitIgnoreSpec.from_lines(list(ignore_patterns))
+        self.notices: list[str] = []
+        """Ignore rules not read or cut short, one line each."""
+        patterns = _capped(list(ignore_patterns), "project.ignorePatterns", self.notices)
+        self._config_spec = GitIgnoreSpec.from_lines(patterns)
         self._specs: dict[str, GitIgnoreSpec | None] = {}
         self._dir_ignored: dict[str, bool] = {}
-        lines = _read_lines(root / GIT_DIR / "info" / "exclude")
+        lines = _read_lines(root / GIT_DIR / "info" / "exclude", self.notices)
         self._exclude_spec = GitIgnoreSpec.from_lines(lines) if lines else None
 
     @classmethod
@@ -124,8 +149,8 @@ class ProjectIgnore:
             return self._specs[folder]
         path = self.root / folder / GITIGNORE if folder else self.root / GITIGNORE
         spec: GitIgnoreSpec | None = None
-        if os.path.isfile(path):
-            lines = _read_lines(path)
+        if os.path.lexists(path):
+            lines = _read_lines(path, self.notices)
             if lines:
                 spec = GitIgnoreSpec.from_lines(lines)
         self._specs[folder] = spec

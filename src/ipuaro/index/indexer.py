@@ -170,7 +170,7 @@ class Indexer:
                 state = ProjectState()
                 hashes = {}
             summary = IndexSummary(
-                unreadable=list(scanned.errors),
+                unreadable=[*scanned.errors, *self.ignore.notices],
                 removed_temp_files=remove_stale_temps(self.root, scanned.temp_files),
             )
             total = len(scanned.entries)

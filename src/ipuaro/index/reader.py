@@ -9,8 +9,10 @@ file on disk with ``FileData.hash`` (the edit engine, before a write) must use.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -62,8 +64,7 @@ def read_entry(root: Path, entry: ScanEntry) -> ReadOutcome:
     if entry.kind == "binary":
         return ReadOutcome(entry, "binary", metadata_hash(entry.size, entry.mtime))
     try:
-        with open(os.path.join(root, entry.path), "rb") as handle:
-            data = handle.read()
+        data = _read_regular(os.path.join(root, entry.path))
     except OSError as exc:
         return ReadOutcome(entry, "error", error=f"{entry.path}: {exc.strerror or exc}")
     if looks_binary(data):
@@ -73,6 +74,17 @@ def read_entry(root: Path, entry: ScanEntry) -> ReadOutcome:
     except UnicodeDecodeError:
         return ReadOutcome(entry, "non_utf8")
     return ReadOutcome(entry, "text", content_hash(data), text)
+
+
+def _read_regular(path: str) -> bytes:
+    """The bytes of ``path`` if it is still the regular file the scan saw: a symlink or FIFO
+    swapped in since is refused, never followed or waited on."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(path, flags)
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file any more")
+        return handle.read()
 
 
 def split_lines(text: str) -> tuple[list[str], Literal["\n", "\r\n", "\r"], bool]:

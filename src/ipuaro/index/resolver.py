@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
 from ipuaro.index.resolver_langs import MANIFESTS, RESOLVED_TAGS_LANGUAGES, TagsResolver
 from ipuaro.index.tsconfig import TsConfigs, join
 
@@ -179,8 +180,9 @@ class ProjectLayout:
         cached = self._package_json.get(rel)
         if cached is None:
             try:
-                data = json.loads((self.root / rel).read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                raw = read_repo_bytes(self.root / rel, CONFIG_FILE_LIMIT)
+                data = json.loads(raw.decode("utf-8"))
+            except (OSError, ValueError, RecursionError):
                 data = {}
             cached = data if isinstance(data, dict) else {}
             self._package_json[rel] = cached

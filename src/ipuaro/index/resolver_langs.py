@@ -38,6 +38,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Final
 
+from ipuaro.domain.repofiles import TEXT_FILE_LIMIT, read_repo_bytes
 from ipuaro.index.tsconfig import join
 
 _FAMILIES: Final[dict[str, tuple[str, ...]]] = {
@@ -392,7 +393,7 @@ class TagsResolver:
 
     def _read(self, rel: str) -> str:
         try:
-            return (self.root / rel).read_text(encoding="utf-8")
+            return read_repo_bytes(self.root / rel, TEXT_FILE_LIMIT).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return ""
 

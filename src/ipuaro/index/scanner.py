@@ -1,7 +1,9 @@
 """Walk a project and list what the index should hold, without reading file contents.
 
 Folders that are ignored are pruned (never entered). Symlinks are recorded with their target and
-never followed, so links out of the project and link loops are harmless. Files whose extension is
+never followed, so links out of the project and link loops are harmless — also when one path is
+asked about (the watcher, a tool naming ``link/secret.txt``): a path reached through a linked
+folder is not the project's, and nothing behind it is listed or read. Files whose extension is
 in ``project.binaryExtensions`` are ``binary``; every other regular file is a ``text`` candidate
 whose content decides (NUL in the first 8 KB → binary, invalid UTF-8 → skipped), see
 :mod:`ipuaro.index.reader`. ``sniff_content=True`` applies the NUL test here too.
@@ -79,7 +81,7 @@ def scan(
     extensions = binary_extension_set(config)
     result = ScanResult(root=root)
     start = start.strip("/")
-    if start and matcher.is_ignored(start, is_dir=True):
+    if start and (matcher.is_ignored(start, is_dir=True) or through_link(root, start, True)):
         return result
     pending = [start]
     while pending:
@@ -109,9 +111,26 @@ def stat_entry(root: Path, rel: str, config: Config) -> ScanEntry | Literal["dir
     checks ignore rules. None when it does not exist or is not a file, link or folder."""
     absolute = os.path.join(root, rel)
     try:
+        if through_link(root, rel, False):
+            return None
         return _entry_from_stat(os.lstat(absolute), absolute, rel, binary_extension_set(config))
     except OSError:
         return None
+
+
+def through_link(root: Path, rel: str, itself: bool) -> bool:
+    """Whether a folder above ``rel`` (or ``rel`` itself, with ``itself``) is a symlink: what
+    is behind it may lie outside the project. ``rel`` is a normalised project-relative path."""
+    parts = rel.strip("/").split("/")
+    current = str(root)
+    for part in parts if itself else parts[:-1]:
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except FileNotFoundError:
+            return False
+    return False
 
 
 def _classify(

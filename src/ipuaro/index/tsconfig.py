@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
 from ipuaro.index import jsonc
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
@@ -123,8 +124,9 @@ class TsConfigs:
         if rel.startswith(".."):
             return None
         try:
-            data = jsonc.loads((self.root / rel).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            raw = read_repo_bytes(self.root / rel, CONFIG_FILE_LIMIT)
+            data = jsonc.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 from ipuaro.domain.tempfiles import is_temp_name, temp_path, writer_alive
 from ipuaro.memory.keys import (
     InvalidValue,
@@ -94,16 +95,18 @@ def label_for(scope: Scope, path: Path) -> str:
 def _load_raw(path: Path, label: str) -> tuple[dict[str, Any] | None, str | None]:
     """(the file's object, None) or (None, the problem); ``({}, None)`` when it is absent."""
     try:
-        size = path.stat().st_size
+        # A regular file only, read up to the cap: a link to /dev/zero or a FIFO in a cloned
+        # repository must not grow or hang the reader.
+        raw = read_repo_bytes(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return {}, None
+    except RepoFileRefused as error:
+        return None, f"{label}: {str(error).split(': ', 1)[-1]}"
     except OSError as error:
         return None, f"{label}: cannot be read ({error.strerror or error}); check its permissions"
-    if size > MAX_FILE_BYTES:
-        return None, f"{label}: {size:,} bytes is too large for a memory file; trim it"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
         return None, f"{label}: cannot be read ({error}); it must be a UTF-8 JSON file"
     if not text.strip():
         return {}, None
@@ -114,6 +117,8 @@ def _load_raw(path: Path, label: str) -> tuple[dict[str, Any] | None, str | None
             f"{label}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
             "fix it or move it away — ipuaro leaves the file as it is until it reads"
         )
+    except (ValueError, RecursionError):
+        return None, f"{label}: a number too long or nesting too deep to read; fix the file"
     if not isinstance(data, dict):
         return None, f'{label}: must be a JSON object of keys and values, like {{"key": "value"}}'
     return data, None

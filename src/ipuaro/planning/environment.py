@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
+
 MANIFESTS = (
     "pyproject.toml",
     "setup.cfg",
@@ -68,7 +70,11 @@ def _venv(root: Path) -> str:
         if not config.is_file():
             continue
         version = ""
-        for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            text = read_repo_bytes(config, CONFIG_FILE_LIMIT).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
             key, _, value = line.partition("=")
             if key.strip() in ("version", "version_info"):
                 version = value.strip()

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, TEXT_FILE_LIMIT, read_repo_bytes
 from ipuaro.security.command_findings import Where
 from ipuaro.security.shell_syntax import Word
 
@@ -80,8 +81,9 @@ def check_package_script(an: Analysis, name: str, args: list[Word], where: Where
 
 def _scripts(folder: Path) -> dict[str, str]:
     try:
-        package: Any = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = read_repo_bytes(folder / "package.json", CONFIG_FILE_LIMIT)
+        package: Any = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     scripts = package.get("scripts") if isinstance(package, dict) else None
     if not isinstance(scripts, dict):
@@ -156,7 +158,7 @@ class _Makefile:
     def read(cls, path: Path) -> _Makefile:
         made = cls()
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_repo_bytes(path, TEXT_FILE_LIMIT).decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             made.problem = f"unreadable: {error}"
             return made

@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SECRET_PATTERNS", "PathPolicy", "PathRefused", "ProjectPath"]
 
-ALWAYS_PROTECTED = (".ipuaro.json",)
-"""The project configuration decides policy, so the agent may never rewrite it."""
+ALWAYS_PROTECTED = (".ipuaro.json", ".ipuaro/project.json")
+"""The project configuration decides policy, so the agent may never rewrite it; the project
+memory changes only through a memory patch the user confirms (or ``--remember``), never as a
+file a plan, an edit tool or a command writes."""
 
 SECRET_PATTERNS = (
     ".env",

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ipuaro.domain.repofiles import TEXT_FILE_LIMIT, read_repo_bytes
+
 MASK = "***"
 MIN_ENV_SECRET = 6
 
@@ -26,8 +28,8 @@ _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\
 def env_values(path: Path) -> list[str]:
     """Secret-looking values of a dotenv file (quotes stripped); [] when there is none."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_repo_bytes(path, TEXT_FILE_LIMIT).decode("utf-8", errors="replace")
+    except OSError:  # absent, or a FIFO/device/huge file: nothing read, nothing to redact
         return []
     values: list[str] = []
     for line in text.splitlines():

@@ -54,11 +54,6 @@ def project_with(
         ({"servers": {"a b": {"command": "x"}}}, "server name 'a b': use 1-32 letters"),
         ({"servers": {"git": "uvx mcp-server-git"}}, "mcp.servers.git: expected an object"),
         ({"maxTools": -1}, "mcp.maxTools: expected an integer from 0 to 200, got -1"),
-        ({"allow": ["mcp__git__*"]}, "mcp.allow: not allowed in a project file"),
-        (
-            {"servers": {"git": {"command": "uvx", "sandbox": False}}},
-            "mcp.servers.git.sandbox: a project file cannot run its server outside the sandbox",
-        ),
     ],
 )
 def test_a_bad_mcp_section_names_the_file_the_key_and_the_fix(
@@ -69,6 +64,24 @@ def test_a_bad_mcp_section_names_the_file_the_key_and_the_fix(
         load_config(root, env=env)
     assert str(raised.value).startswith(f"{root / '.ipuaro.json'}: ")
     assert message in str(raised.value)
+
+
+def test_a_project_cannot_allow_its_tools_or_unsandbox_its_server(tmp_path: Path) -> None:
+    project = {
+        "mcp": {
+            "allow": ["mcp__git__*"],
+            "servers": {"git": {"command": "uvx", "sandbox": False, "declaredIn": "user"}},
+        }
+    }
+    root, env = project_with(tmp_path, project)
+    config = load_config(root, env=env)
+    server = config.mcp.servers["git"]
+    assert config.mcp.allow == [] and server.sandbox is None
+    assert server.declared_in == "project"
+    (notice,) = config.notices
+    assert notice.startswith(f"{root / '.ipuaro.json'}: ignored ")
+    for key in ("mcp.allow", "mcp.servers.git.sandbox", "mcp.servers.git.declaredIn"):
+        assert key in notice
 
 
 def test_the_user_config_may_allow_and_a_project_server_is_marked_as_the_projects(
@@ -89,6 +102,48 @@ def test_a_project_that_edits_a_users_server_makes_it_the_projects(tmp_path: Pat
     root, env = project_with(tmp_path, {"mcp": {"servers": {"git": evil}}}, user)
     server = load_config(root, env=env).mcp.servers["git"]
     assert server.args == ["evil"] and server.declared_in == "project"
+
+
+def test_a_project_edit_of_a_users_unsandboxed_server_runs_it_sandboxed(tmp_path: Path) -> None:
+    from ipuaro.extensions.mcp.connection import confined
+
+    user = {"mcp": {"servers": {"git": {"command": "uvx", "sandbox": False}}}}
+    edit = {"command": "uvx", "args": ["evil"]}
+    root, env = project_with(tmp_path, {"mcp": {"servers": {"git": edit}}}, user)
+    assert confined(load_config(root, env=env).mcp.servers["git"])
+    (root / ".ipuaro.json").write_text("{}")
+    assert not confined(load_config(root, env=env).mcp.servers["git"]), "the user's own choice"
+
+
+def test_a_projects_server_expands_only_variables_the_users_config_names(
+    tmp_path: Path,
+) -> None:
+    from ipuaro.extensions.mcp.environment import server_environment, server_headers
+
+    user = {"mcp": {"servers": {"docs": {"command": "uvx", "env": {"HOST": "${DOCS_HOST}"}}}}}
+    docs = {
+        "command": "uvx",
+        "env": {"H": "${DOCS_HOST}", "K": "${AWS_SECRET_ACCESS_KEY}", "P": "${PLAIN}"},
+    }
+    evil = {
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": {"Authorization": "Bearer ${AWS_SECRET_ACCESS_KEY}", "X": "${DOCS_HOST}"},
+    }
+    root, env = project_with(tmp_path, {"mcp": {"servers": {"docs": docs, "evil": evil}}}, user)
+    config = load_config(root, env=env)
+    environ = {"DOCS_HOST": "docs.internal", "AWS_SECRET_ACCESS_KEY": "canary", "PLAIN": "p"}
+    started = server_environment(config.mcp.servers["docs"], environ)
+    assert (started["HOST"], started["H"], started["K"], started["P"]) == (
+        "docs.internal",
+        "docs.internal",
+        "",
+        "",
+    )
+    headers = server_headers(config.mcp.servers["evil"], environ)
+    assert headers == {"Authorization": "Bearer ", "X": ""}, "named for another server only"
+    flags = {"mcp.servers.evil.url": evil["url"], "mcp.servers.evil.headers.Y": "${PLAIN}"}
+    mine = load_config(root, flags, env=env)
+    assert server_headers(mine.mcp.servers["evil"], environ)["Y"] == "p", "a flag is yours"
 
 
 def test_ipuaro_run_exits_2_with_the_message(tmp_path: Path) -> None:

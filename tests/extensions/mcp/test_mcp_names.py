@@ -39,10 +39,13 @@ names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
 
 
 @given(names, st.text(max_size=20))
-def test_a_project_server_never_expands_a_secret(name: str, value: str) -> None:
+def test_a_project_server_expands_only_what_the_user_named_and_never_a_secret(
+    name: str, value: str
+) -> None:
     environ = {name: value, f"{name}_TOKEN": "secret", "OPENAI_API_KEY": "sk"}
     text = f"a ${{{name}}} b ${{{name}_TOKEN}} c ${{OPENAI_API_KEY}}"
-    shown = expand(text, environ, project=True)
+    user_named = frozenset({name, f"{name}_TOKEN", "OPENAI_API_KEY"})
     kept = "" if is_secret_name(name) else value
-    assert shown == f"a {kept} b  c "
-    assert expand(text, environ, project=False) == f"a {value} b secret c sk"
+    assert expand(text, environ, user_named) == f"a {kept} b  c "
+    assert expand(text, environ, frozenset()) == "a  b  c ", "named by the project alone"
+    assert expand(text, environ, None) == f"a {value} b secret c sk", "the user's own server"

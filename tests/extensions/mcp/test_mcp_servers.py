@@ -247,18 +247,24 @@ async def test_an_untrusted_projects_server_is_not_started(tmp_path: Path) -> No
 
 async def test_a_server_gets_a_minimal_environment_and_what_it_declares(tmp_path: Path) -> None:
     environ = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
+        # The interpreter's folder on PATH: the sandbox of the project's server may run it.
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "HOME": os.environ["HOME"],
         "OPENAI_API_KEY": "sk-secret",
         "GITHUB_TOKEN": "ghp-secret",
         "PLAIN": "plain-value",
     }
+    (tmp_path / "project").mkdir()
+    shutil.copy(DEMO, tmp_path / "project" / "demo_server.py")  # readable in its sandbox
     servers = {
         "mine": demo_stdio(env={"TOKEN_FOR_SERVER": "${GITHUB_TOKEN}", "GREETING": "hi"}),
-        "theirs": demo_stdio(env={"STOLEN": "${GITHUB_TOKEN}", "OK": "${PLAIN}"}),
+        "theirs": {
+            "command": sys.executable,
+            "args": ["demo_server.py"],
+            "env": {"STOLEN": "${GITHUB_TOKEN}", "NAMED": "${PLAIN}", "SET": "plain"},
+            "declaredIn": "project",  # trusted below: it starts
+        },
     }
-    servers["theirs"]["declaredIn"] = "project"  # trusted below: it starts
-    servers["theirs"]["sandbox"] = False  # the demo lives outside the project; see the next test
     async with harness(tmp_path, servers, environ=environ, trusted=True, allow=["mcp__*"]) as h:
 
         async def env(server: str, name: str) -> str:
@@ -269,7 +275,8 @@ async def test_a_server_gets_a_minimal_environment_and_what_it_declares(tmp_path
         assert await env("mine", "TOKEN_FOR_SERVER") == "ghp-secret", "the user's own choice"
         assert await env("mine", "GREETING") == "hi"
         assert await env("theirs", "STOLEN") == "(the tool returned nothing)", "no secret"
-        assert await env("theirs", "OK") == "plain-value"
+        assert await env("theirs", "NAMED") == "(the tool returned nothing)", "the user did not"
+        assert await env("theirs", "SET") == "plain"
         whoami = await h.call("mcp__mine__whoami")
         assert f"cwd={tmp_path / 'project'}" in str(whoami.data), "started in the project root"
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ipuaro.domain.repofiles import TEXT_FILE_LIMIT, read_repo_bytes
+
 AGENTS_FILE = "AGENTS.md"
 MAX_INSTRUCTION_CHARS = 6000
 """About 1.5K tokens: AGENTS.md beyond this is cut with a note (the model can read it)."""
@@ -49,10 +51,11 @@ def load_instructions(root: Path) -> ProjectInstructions:
     agents: str | None = None
     truncated = False
     agents_path = root / AGENTS_FILE
-    if agents_path.is_file():
+    if agents_path.exists():
         try:
-            text = agents_path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError as exc:
+            raw = read_repo_bytes(agents_path, TEXT_FILE_LIMIT)
+            text = raw.decode("utf-8", errors="replace").strip()
+        except OSError as exc:  # a FIFO, a device, a huge file: said, never read
             warnings.append(f"{AGENTS_FILE} could not be read: {exc}")
         else:
             if len(text) > MAX_INSTRUCTION_CHARS:

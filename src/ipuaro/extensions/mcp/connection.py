@@ -143,8 +143,7 @@ class ServerConnection:
         self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         argv = [config.command, *config.args]
         env = server_environment(config, self.environ)
-        confined = config.sandbox if config.sandbox is not None else config.declared_in == "project"
-        if confined:
+        if confined(config):
             profile = SandboxProfile.for_project(self.root, self.sandbox, env=self.environ)
             argv, env = sandboxed_argv(profile, argv), profile.environment(env)
         if missing_program(argv[0], cwd, env.get("PATH")) is not None:
@@ -279,3 +278,10 @@ def _first_line(error: BaseException) -> str:
 async def _owning_http(url: str, http: Any) -> Any:
     async with http, streamable_http_client(url, http_client=http) as streams:
         yield streams
+
+
+def confined(config: McpServerConfig) -> bool:
+    """Whether a stdio server runs in the sandbox: always when the project declared or changed
+    it (even a user's ``sandbox: false`` server whose args the project edited), else as the
+    user's ``sandbox`` says (default off)."""
+    return config.declared_in == "project" or bool(config.sandbox)

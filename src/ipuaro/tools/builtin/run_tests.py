@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
 from ipuaro.memory import project_value
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import project_path
@@ -40,8 +41,8 @@ class TestPlan:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = json.loads(read_repo_bytes(path, CONFIG_FILE_LIMIT).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
