@@ -28,9 +28,13 @@ from typing import Final, Literal
 import tree_sitter
 from tree_sitter import Node
 
-from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
-from ipuaro.index.python_scopes import PythonScopes
+from ipuaro.index.python_scopes import (
+    PythonScopes,
+    foreign_modules,
+    foreign_names,
+    python_modules,
+)
 from ipuaro.index.receivers import Ancestry, Receivers
 from ipuaro.index.reexports import exported_uses
 from ipuaro.store.protocol import Store
@@ -149,11 +153,17 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         if data is None or language not in _JUDGED:
             judged += (JudgedReference(ref, _unjudged(target, path)) for ref in group)
             continue
-        imported = ast is not None and any(info.name == name for info in ast.imports)
-        modules = _python_modules(ast) if ast is not None and language == "python" else set()
+        python = ast is not None and language == "python"
+        foreign = foreign_names(ast) if python and ast is not None else frozenset()
+        imported = ast is not None and any(
+            info.name == name and info.name not in foreign for info in ast.imports
+        )
+        modules = python_modules(ast) if python and ast is not None else set()
         judge = _FileJudge(
             store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
+        judge.foreign = foreign
+        judge.foreign_modules = foreign_modules(ast) if python and ast is not None else frozenset()
         judged += judge.judge(group)
         for alias in judge.export_aliases:
             exports[alias].add(path)
@@ -184,22 +194,6 @@ def _tree(path: str, text: str) -> tree_sitter.Tree:
     from ipuaro.index.parsers import parse_tree
 
     return parse_tree(path, text)
-
-
-def _python_modules(ast: FileAST) -> set[str]:
-    """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
-    when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
-    names: set[str] = set()
-    for info in ast.imports:
-        if info.imported == "":
-            names.add(info.name.split(".", 1)[0])
-        elif info.imported and info.resolved:
-            module = "/" + info.resolved.removesuffix(".py").removesuffix("/__init__")
-            source = "/" + info.from_.lstrip(".").replace(".", "/")
-            # `from django.core.cache import cache` resolves to the package itself: an object
-            if module.endswith("/" + info.imported) and not module.endswith(source):
-                names.add(info.name)
-    return names
 
 
 def _unjudged(target: _Target, path: str) -> Confidence:
@@ -238,6 +232,10 @@ class _FileJudge(PythonScopes):
         }
         self.receivers = Receivers(language, self._text, ancestry.is_class)
         self.aliases: set[str] = set()
+        self.foreign: frozenset[str] = frozenset()
+        self.foreign_modules: frozenset[str] = frozenset()
+        """Python names bound only by imports from outside the project (``import os``,
+        ``from urllib3 import Timeout``): never the project's symbol, nor what they reach."""
         self.export_aliases: set[str] = set()
         """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
@@ -291,11 +289,18 @@ class _FileJudge(PythonScopes):
         # `ns.obj.name` in JS/TS is a property of ns's exported object, not ns's own member
         # (Python's `pkg.mod.name` and TS types' `A.B.Name` are module chains)
         chain = ("attribute", "nested_identifier") if self.target.member else _CHAINS
+        links: list[Node] = []
         while obj is not None and obj.type in chain:
+            if obj.type == "member_expression" and (link := obj.child_by_field_name("property")):
+                links.append(link)
             obj = obj.child_by_field_name("object")
         if obj is not None and obj.type == "identifier":
+            if self._text(obj) in self.foreign:
+                return "drop"  # `os.environ.get`, `pytest.main`: another package's attribute
             if self._text(obj) in self.namespaces:
-                return "exact"
+                # `ns.obj.name`: a property of an object the module exports, unless every link
+                # between is a namespace (`export * as obj`, `namespace obj`) or unknown
+                return "drop" if any(self._not_namespace(link) for link in links) else "exact"
             local = self._text(obj)
             if local in self.local_namespaces and (
                 self.path in self.target.module_level or local in self.target.containers
@@ -310,6 +315,11 @@ class _FileJudge(PythonScopes):
             if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
                 return "drop"  # no object of a declaring class is within two imports of here
         return "name-only"
+
+    def _not_namespace(self, link: Node) -> bool:
+        """The index defines ``link``'s name, and never as a namespace or module."""
+        found = self.store.find_definitions(self._text(link))
+        return bool(found) and all(d.kind != "namespace" for d in found)
 
     def _javascript(self, node: Node) -> _Verdict:
         parent = node.parent
@@ -383,6 +393,8 @@ class _FileJudge(PythonScopes):
         if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
             return "name-only" if self.target.member else "drop"
         if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
+            if self._foreign_import(node):
+                return "drop"  # `from urllib3.util import Timeout [as T]`: urllib3's Timeout
             grand = parent.parent
             if parent.type == "aliased_import":
                 alias = parent.child_by_field_name("alias")
@@ -395,7 +407,22 @@ class _FileJudge(PythonScopes):
             return "exact"
         if self._local(node, self.target.name) is not None:
             return "drop"
+        if self.target.name in self.foreign and self.path not in self.target.module_level:
+            return "drop"  # the file's own binding of the name comes from another package
         return self._settled()
+
+    def _foreign_import(self, node: Node) -> bool:
+        """``node`` sits in an import statement whose module is outside the project."""
+        statement = node.parent
+        while statement is not None and statement.type not in (
+            "import_from_statement",
+            "import_statement",
+        ):
+            statement = statement.parent
+        if statement is None or statement.type != "import_from_statement":
+            return False
+        module = statement.child_by_field_name("module_name")
+        return module is not None and self._text(module) in self.foreign_modules
 
     # --- scopes ------------------------------------------------------------------------------
     def _local(self, node: Node, name: str) -> Node | None:
