@@ -1,4 +1,5 @@
-"""Start-up (issue 27): a piped ``ipuaro index`` imports nothing it does not draw with."""
+"""Start-up (issue 27): a piped ``ipuaro index`` imports nothing it does not draw with, and
+re-indexing an unchanged project loads no parser. Each run is a real process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 CHILD = """
 import json, sys
@@ -18,15 +20,17 @@ except SystemExit as exit:
     code = exit.code
 else:
     code = 0
-print(json.dumps({"code": code, "rich": sorted(m for m in sys.modules if m.startswith("rich"))}))
+loaded = sorted(sys.modules)
+print(json.dumps({
+    "code": code,
+    "rich": [m for m in loaded if m.startswith("rich")],
+    "parsers": [m for m in loaded if m.startswith(("tree_sitter", "ipuaro.index.parsers"))],
+}))
 """
 
 
-def test_a_piped_index_run_does_not_import_rich(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
-    env = {**os.environ, "IPUARO_DATA_DIR": str(tmp_path / "data")}
+def _index(project: Path, data: Path) -> dict[str, Any]:
+    env = {**os.environ, "IPUARO_DATA_DIR": str(data)}
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(project)],
         env=env,
@@ -35,7 +39,20 @@ def test_a_piped_index_run_does_not_import_rich(tmp_path: Path) -> None:
         check=True,
         stdin=subprocess.DEVNULL,
     )
-    report = json.loads(done.stdout.splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     assert report["code"] in (0, None), done.stderr
     assert "Indexed" in done.stdout
-    assert report["rich"] == []  # the progress bar draws only on a terminal
+    return report
+
+
+def test_a_piped_index_run_does_not_import_rich(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
+    first = _index(project, tmp_path / "data")
+    assert first["rich"] == []  # the progress bar draws only on a terminal
+    assert first["parsers"]  # the file was parsed
+    again = _index(project, tmp_path / "data")
+    assert again["parsers"] == []  # nothing changed: no grammar is loaded
+    (project / "app.py").write_text("def greet():\n    return 2\n", encoding="utf-8")
+    assert _index(project, tmp_path / "data")["parsers"]
