@@ -62,6 +62,11 @@ def timed(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--src",
+        type=Path,
+        help="run ipuaro from this src folder (e.g. an older commit's `git archive`) for a before",
+    )
     args = parser.parse_args(argv)
     python = sys.executable
     with tempfile.TemporaryDirectory() as scratch:
@@ -74,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         # an installed ipuaro has its bytecode cached; without this, every run compiles the
         # editable checkout's modules again (0.13-0.25 s of CPU on this box)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if args.src is not None:
+            env["PYTHONPATH"] = str(args.src.resolve())
         script = work / "script.json"  # a rule answers every run, a queue only once
         script.write_text(json.dumps({"rules": [{"match": "say hi", "reply": {"text": "hi"}}]}))
         stub = subprocess.Popen(
