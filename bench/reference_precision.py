@@ -71,7 +71,8 @@ def _exported(root: Path, definition: Any) -> bool:
     if definition.container is not None:
         return False
     try:
-        text = (root / definition.path).read_text(encoding="utf-8").splitlines()[definition.line - 1]
+        lines = (root / definition.path).read_text(encoding="utf-8").splitlines()
+        text = lines[definition.line - 1]
     except (OSError, IndexError, UnicodeDecodeError):
         return False
     return bool(_EXPORTED.match(text)) and not definition.name.startswith("_")

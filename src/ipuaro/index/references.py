@@ -8,7 +8,12 @@ Dropped (they name something else):
   and a type name bound by an enclosing type parameter (``<T>``);
 - a property or attribute name (``options.name``, ``{name: 1}``, ``def name`` in a class,
   ``f(name=1)``) when no definition of the symbol is a member of a class; a member access on
-  the file's import of a module or namespace (``ns.name``, ``module.name``) is kept.
+  the file's import of a module or namespace (``ns.name``, ``module.name``) is kept, but not
+  ``ns.obj.name`` when the index defines ``obj`` and never as a namespace (a property of an
+  object the module exports);
+- in Python, a name the file binds only by importing it from the standard library or another
+  package (``from urllib3.util import Timeout as T``), and what is reached through such a name
+  (``os.environ.get``, ``pytest.main``).
 
 Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
 defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
