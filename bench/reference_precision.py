@@ -31,6 +31,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TS_LANGUAGES = ("typescript", "tsx")
+JS_TS_LANGUAGES = (*TS_LANGUAGES, "javascript", "jsx")
+"""The language service reads both (``allowJs``): a name defined in a package's compiled
+``.js``/``.mjs`` and in its ``.d.ts`` has both declarations, and the truth is their union."""
 Place = tuple[str, int]
 NOT_BY_NAME = frozenset({"constructor", "__init__"})
 """Names whose references are not written with the name (``new X()``, ``super()``, ``X()``):
@@ -59,7 +62,26 @@ def index(root: Path, data: Path) -> Any:
     return store
 
 
-def sample(store: Any, languages: tuple[str, ...], size: int) -> list[str]:
+_EXPORTED = re.compile(r"^\s*export\b|^\s*(async\s+)?(def|class)\s")
+
+
+def _exported(root: Path, definition: Any) -> bool:
+    """A module-level definition written ``export …`` (TS/JS) or a public module-level
+    ``def``/``class`` (Python): the names other files use, as issue 27 samples them."""
+    if definition.container is not None:
+        return False
+    try:
+        lines = (root / definition.path).read_text(encoding="utf-8").splitlines()
+        text = lines[definition.line - 1]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return False
+    return bool(_EXPORTED.match(text)) and not definition.name.startswith("_")
+
+
+def sample(
+    store: Any, languages: tuple[str, ...], size: int, root: Path | None = None
+) -> list[str]:
+    """Every k-th of the sorted names; with ``root``, only names some definition exports."""
     from ipuaro.index.parsers import language_for
 
     names = sorted(
@@ -67,7 +89,10 @@ def sample(store: Any, languages: tuple[str, ...], size: int) -> list[str]:
         for name in store.symbol_names()
         if len(name) > 2
         and name not in NOT_BY_NAME
-        and any(language_for(d.path) in languages for d in store.find_definitions(name))
+        and any(
+            language_for(d.path) in languages and (root is None or _exported(root, d))
+            for d in store.find_definitions(name)
+        )
     )
     step = max(1, len(names) // size)
     return names[::step][:size]
@@ -96,7 +121,7 @@ def definitions(store: Any, root: Path, name: str, languages: tuple[str, ...]) -
 def ts_truth(root: Path, typescript: Path, store: Any, queries: list[Any]) -> list[set[Place]]:
     from ipuaro.index.parsers import language_for
 
-    files = sorted(p for p in store.file_hashes() if language_for(p) in TS_LANGUAGES)
+    files = sorted(p for p in store.file_hashes() if language_for(p) in JS_TS_LANGUAGES)
     flat = [q for group in queries for q in group]
     done = subprocess.run(
         ["node", str(HERE / "ts_references_truth.cjs"), str(typescript)],
@@ -195,7 +220,12 @@ def _ratio(part: int, whole: int) -> float:
 
 
 def measure(
-    name: str, root: Path, typescript: Path | None, size: int, misses: list[Any] | None = None
+    name: str,
+    root: Path,
+    typescript: Path | None,
+    size: int,
+    misses: list[Any] | None = None,
+    exported: bool = False,
 ) -> dict[str, Any]:
     """One row of the table; ``misses`` (when given) collects every listed line the truth does
     not hold and every truth line not listed, per symbol, to see what the judge gets wrong."""
@@ -203,8 +233,9 @@ def measure(
         store = index(root, Path(scratch))
         python = typescript is None
         languages = ("python",) if python else TS_LANGUAGES
-        names = sample(store, languages, size)
-        queries = [definitions(store, root, n, languages) for n in names]
+        names = sample(store, languages, size, root if exported else None)
+        truth_languages = ("python",) if python else JS_TS_LANGUAGES
+        queries = [definitions(store, root, n, truth_languages) for n in names]
         kept = [(n, q) for n, q in zip(names, queries, strict=True) if q]
         names, queries = [n for n, _ in kept], [q for _, q in kept]
         if python:
@@ -251,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="*", help="name=root pairs (default: fetched)")
     parser.add_argument("--sample", type=int, default=60, help="symbol names per corpus")
+    parser.add_argument(
+        "--exported", action="store_true", help="sample only exported names (issue 27's pick)"
+    )
     parser.add_argument("--json", dest="json_out", type=Path, help="also write rows as JSON")
     parser.add_argument(
         "--misses", type=Path, help="write each symbol's wrong and missed lines as JSON"
@@ -271,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, root in roots.items():
         python = name == "django" or not any(root.rglob("*.ts"))
         typescript = None if python else fetched["typescript"]
-        row = measure(name, root, typescript, args.sample, misses)
+        row = measure(name, root, typescript, args.sample, misses, args.exported)
         rows.append(row)
         cells = " | ".join(
             f"{row[k]['precision']:.3f} / {row[k]['recall']:.3f}"

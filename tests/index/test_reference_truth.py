@@ -38,10 +38,29 @@ def test_precision_and_recall_meet_the_targets(bench: Any, corpus: str) -> None:
     fetched = bench.fetch()
     typescript = None if corpus == "django" else fetched["typescript"]
     row = bench.measure(corpus, fetched[corpus], typescript, 40)
+    print(corpus, {k: row[k] for k in ("before", "after", "exact")})
     assert row["symbols"] >= 30
     # the judge never loses what the name search found and only removes wrong lines
     assert row["after"]["recall"] >= row["before"]["recall"] - 0.02
     assert row["after"]["precision"] >= row["before"]["precision"]
     assert row["exact"]["precision"] >= 0.95, row
     assert row["after"]["precision"] >= 0.95, row
+    assert row["after"]["recall"] >= 0.97, row
+
+
+@pytest.mark.parametrize(
+    ("corpus", "precision"),
+    # not tuned on (issue 27): what the judge reaches there, as a floor against regressions;
+    # the 0.95 target is not met yet (bench/README.md names what stays wrong)
+    [("zod", 0.93), ("requests", 0.90)],
+)
+def test_libraries_not_tuned_on_exported_names(bench: Any, corpus: str, precision: float) -> None:
+    if corpus == "requests" and importlib.util.find_spec("jedi") is None:
+        pytest.fail("the requests truth needs jedi: pip install -e '.[corpora]'")
+    fetched = bench.fetch()
+    typescript = None if corpus == "requests" else fetched["typescript"]
+    row = bench.measure(corpus, fetched[corpus], typescript, 40, exported=True)
+    print(corpus, {k: row[k] for k in ("before", "after", "exact")})
+    assert row["symbols"] >= 30
+    assert row["after"]["precision"] >= max(precision, row["before"]["precision"]), row
     assert row["after"]["recall"] >= 0.97, row

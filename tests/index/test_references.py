@@ -354,3 +354,69 @@ def test_unions_index_signatures_and_objects_exported_by_a_namespace(
     assert ("src/use.ts", 4, "size") not in judged  # an index signature's own name
     # tags.tag.size: a property of an object tags exports, not a member the namespace has
     assert judged.get(("src/use.ts", 5, "size")) != "exact"
+
+
+def test_a_property_of_an_object_a_module_exports_is_not_the_function(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    """zod's compiled ``ZodError_1.ZodIssueCode.custom``: ``custom`` is a key of the exported
+    ``ZodIssueCode`` object, not the module's ``custom`` function (the TypeScript service
+    agrees); through a link the index does not define (``ns.inner.custom``) it may be."""
+    root = tmp_path / "project"
+    write(root, "lib/codes.js", 'exports.Codes = { custom: "custom" };\nconst Codes = {};\n')
+    write(
+        root, "lib/types.js", "function custom(check) { return check; }\nexports.custom = custom;\n"
+    )
+    write(
+        root,
+        "lib/use.js",
+        'const codes_1 = require("./codes");\nconst types_1 = require("./types");\n'
+        "const a = codes_1.Codes.custom;\nconst b = types_1.custom(1);\n"
+        "const c = types_1.inner.custom;\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    judged = _judged(store, "custom")
+    assert ("lib/use.js", 3, "custom") not in judged
+    assert judged[("lib/use.js", 4, "custom")] == "exact"
+    assert judged[("lib/use.js", 5, "custom")] == "exact"
+
+
+def test_python_names_from_other_packages_are_not_the_projects(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    """requests: ``from urllib3.util import Timeout as TimeoutSauce`` is urllib3's Timeout,
+    ``os.environ.get``/``pytest.main`` are other packages' attributes (jedi agrees); the
+    project's own ``Timeout``/``get``/``main`` keep their uses."""
+    root = tmp_path / "project"
+    write(root, "pkg/__init__.py", "")
+    write(
+        root,
+        "pkg/api.py",
+        "class Timeout(Exception):\n    pass\n\n\ndef get(url):\n    return url\n\n\n"
+        "def main():\n    return get('x')\n",
+    )
+    write(
+        root,
+        "pkg/adapters.py",
+        "import os\nimport pytest\nfrom urllib3.util import Timeout as TimeoutSauce\n"
+        "from .api import get, main\n\n\n"
+        "def send():\n    t = TimeoutSauce(1)\n    pytest.main([])\n"
+        "    e = os.environ.get('A')\n"
+        "    return e, get('y'), main(), t\n",
+    )
+    write(root, "pkg/other.py", "from urllib3.util import Timeout\n\nT = Timeout(2)\n")
+    make_indexer(root, store).index(workers=1)
+    assert _judged(store, "Timeout") == {("pkg/api.py", 1, "Timeout"): "exact"}
+    gets = _judged(store, "get")
+    assert set(gets) == {
+        ("pkg/api.py", 5, "get"),
+        ("pkg/api.py", 10, "get"),
+        ("pkg/adapters.py", 4, "get"),
+        ("pkg/adapters.py", 11, "get"),  # get('y'); not os.environ.get on line 10
+    }
+    mains = _judged(store, "main")
+    assert set(mains) == {
+        ("pkg/api.py", 9, "main"),
+        ("pkg/adapters.py", 4, "main"),
+        ("pkg/adapters.py", 11, "main"),  # not pytest.main on line 9
+    }

@@ -109,17 +109,16 @@ class _Bar:
     WIDTH = 30
 
     def __init__(self, enabled: bool) -> None:
-        from rich.console import Console
-
-        self._console = Console(stderr=True)
-        self._enabled = enabled and self._console.is_terminal
         self._last = 0.0
         self._live = None
-        if self._enabled:
+        # rich is imported only to draw: piped or scripted runs start without it
+        if enabled and sys.stderr.isatty():
+            from rich.console import Console
             from rich.live import Live
 
+            console = Console(stderr=True)
             self._live = Live(
-                self._render(0, 0), console=self._console, auto_refresh=False, transient=False
+                self._render(0, 0), console=console, auto_refresh=False, transient=False
             )
             self._live.start(refresh=True)
 

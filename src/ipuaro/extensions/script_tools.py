@@ -19,17 +19,17 @@ import json
 import re
 import shlex
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import jsonschema
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from ipuaro.config.schema import Config, ScriptToolConfig
 from ipuaro.extensions.process import ProgramResult, run_program
 from ipuaro.security.sandbox import ProfileName, SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome, ToolRefused
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["ScriptTool", "ScriptToolProblem", "build_script_tool"]
 
@@ -97,6 +97,9 @@ def _describe(problem: jsonschema.ValidationError) -> str:
 
 
 def _args_model(name: str, schema: dict[str, Any]) -> type[ScriptArgs]:
+    # jsonschema loads only for a project that declares script tools (start-up, issue 27)
+    from jsonschema.validators import validator_for
+
     validator_class = validator_for(schema)
     validator_class.check_schema(schema)
     attributes = {"schema_": schema, "validator_": validator_class(schema)}
@@ -227,6 +230,8 @@ def build_script_tool(root: Path, name: str, spec: ScriptToolConfig, source: Sou
             f'{key}.parameters: the arguments schema must be {{"type": "object", ...}}; '
             f"got type {json.dumps(schema.get('type'))}"
         )
+    from jsonschema.exceptions import SchemaError
+
     try:
         args_model = _args_model(name, schema)
     except SchemaError as error:

@@ -215,8 +215,6 @@ class Indexer:
         others: list[OtherFile],
     ) -> bool:
         """File one read result; True when it will be parsed (progress counts it then)."""
-        from ipuaro.index.parsers import language_for
-
         entry = outcome.entry
         if outcome.status == "non_utf8":
             summary.skipped_non_utf8 += 1
@@ -230,6 +228,9 @@ class Indexer:
         if hashes.get(entry.path) == outcome.hash:
             summary.unchanged += 1
             return False
+        # the parsers (every grammar's module) load only once a file has changed
+        from ipuaro.index.parsers import language_for
+
         language = language_for(entry.path) if outcome.status == "text" else None
         if language is not None and entry.size > self.config.project.max_parse_bytes:
             summary.too_large_to_parse.append(entry.path)

@@ -13,10 +13,42 @@ from typing import Final
 
 from tree_sitter import Node
 
+from ipuaro.domain.files import FileAST
+
 PY_FUNCTIONS: Final = frozenset({"function_definition", "lambda"})
 PY_COMPREHENSIONS: Final = frozenset(
     {"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"}
 )
+
+
+def python_modules(ast: FileAST) -> set[str]:
+    """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
+    when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
+    names: set[str] = set()
+    for info in ast.imports:
+        if info.imported == "":
+            names.add(info.name.split(".", 1)[0])
+        elif info.imported and info.resolved:
+            module = "/" + info.resolved.removesuffix(".py").removesuffix("/__init__")
+            source = "/" + info.from_.lstrip(".").replace(".", "/")
+            # `from django.core.cache import cache` resolves to the package itself: an object
+            if module.endswith("/" + info.imported) and not module.endswith(source):
+                names.add(info.name)
+    return names
+
+
+def foreign_names(ast: FileAST) -> frozenset[str]:
+    """Local names a Python file binds only by importing from the standard library or another
+    package (``import os``, ``from urllib3.util import Timeout as T``): they are never the
+    project's symbols (a name also imported from the project is not foreign)."""
+    outside = {info.name.split(".", 1)[0] for info in ast.imports if info.type != "internal"}
+    inside = {info.name.split(".", 1)[0] for info in ast.imports if info.type == "internal"}
+    return frozenset(outside - inside)
+
+
+def foreign_modules(ast: FileAST) -> frozenset[str]:
+    """Modules outside the project that the file's ``from M import …`` statements name."""
+    return frozenset(info.from_ for info in ast.imports if info.type != "internal" and info.from_)
 
 
 class PythonScopes(ABC):

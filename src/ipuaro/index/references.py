@@ -8,7 +8,12 @@ Dropped (they name something else):
   and a type name bound by an enclosing type parameter (``<T>``);
 - a property or attribute name (``options.name``, ``{name: 1}``, ``def name`` in a class,
   ``f(name=1)``) when no definition of the symbol is a member of a class; a member access on
-  the file's import of a module or namespace (``ns.name``, ``module.name``) is kept.
+  the file's import of a module or namespace (``ns.name``, ``module.name``) is kept, but not
+  ``ns.obj.name`` when the index defines ``obj`` and never as a namespace (a property of an
+  object the module exports);
+- in Python, a name the file binds only by importing it from the standard library or another
+  package (``from urllib3.util import Timeout as T``), and what is reached through such a name
+  (``os.environ.get``, ``pytest.main``).
 
 Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
 defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
@@ -28,9 +33,14 @@ from typing import Final, Literal
 import tree_sitter
 from tree_sitter import Node
 
-from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import Reference, SymbolDef
-from ipuaro.index.python_scopes import PythonScopes
+from ipuaro.index.js_scopes import JS_DECLARATIONS, JsScopes
+from ipuaro.index.python_scopes import (
+    PythonScopes,
+    foreign_modules,
+    foreign_names,
+    python_modules,
+)
 from ipuaro.index.receivers import Ancestry, Receivers
 from ipuaro.index.reexports import exported_uses
 from ipuaro.store.protocol import Store
@@ -41,30 +51,7 @@ _Verdict = Literal["exact", "name-only", "drop"]
 JS_LANGUAGES: Final = frozenset({"typescript", "tsx", "javascript", "jsx"})
 _JUDGED: Final = JS_LANGUAGES | {"python"}
 
-_JS_FUNCTIONS: Final = frozenset(
-    {
-        "function_declaration",
-        "function_expression",
-        "function",
-        "generator_function_declaration",
-        "generator_function",
-        "arrow_function",
-        "method_definition",
-        # signatures bind their parameters too (overloads, interfaces, .d.ts, function types)
-        "function_signature",
-        "method_signature",
-        "abstract_method_signature",
-        "call_signature",
-        "construct_signature",
-        "function_type",
-        "constructor_type",
-    }
-)
-_JS_SCOPES: Final = frozenset(
-    {"statement_block", "for_statement", "for_in_statement", "catch_clause", "switch_case"}
-)
 _JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
-_JS_DECLARATIONS: Final = frozenset({"lexical_declaration", "variable_declaration"})
 _JS_MEMBER_DECLARATIONS: Final = frozenset(
     {
         "method_definition",
@@ -82,26 +69,6 @@ _JS_MEMBER_OWNERS: Final = frozenset(
         "interface_declaration",
         "object_type",
         "object",
-    }
-)
-_JS_NAMED: Final = frozenset(
-    {"function_declaration", "generator_function_declaration", "class_declaration"}
-)
-_JS_TYPE_OWNERS: Final = frozenset(
-    {
-        "function_declaration",
-        "function_signature",
-        "method_definition",
-        "method_signature",
-        "arrow_function",
-        "class_declaration",
-        "abstract_class_declaration",
-        "interface_declaration",
-        "type_alias_declaration",
-        "call_signature",
-        "construct_signature",
-        "function_type",
-        "constructor_type",
     }
 )
 _CHAINS: Final = ("attribute", "member_expression", "nested_identifier")
@@ -149,11 +116,17 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         if data is None or language not in _JUDGED:
             judged += (JudgedReference(ref, _unjudged(target, path)) for ref in group)
             continue
-        imported = ast is not None and any(info.name == name for info in ast.imports)
-        modules = _python_modules(ast) if ast is not None and language == "python" else set()
+        python = ast is not None and language == "python"
+        foreign = foreign_names(ast) if python and ast is not None else frozenset()
+        imported = ast is not None and any(
+            info.name == name and info.name not in foreign for info in ast.imports
+        )
+        modules = python_modules(ast) if python and ast is not None else set()
         judge = _FileJudge(
             store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
+        judge.foreign = foreign
+        judge.foreign_modules = foreign_modules(ast) if python and ast is not None else frozenset()
         judged += judge.judge(group)
         for alias in judge.export_aliases:
             exports[alias].add(path)
@@ -186,27 +159,11 @@ def _tree(path: str, text: str) -> tree_sitter.Tree:
     return parse_tree(path, text)
 
 
-def _python_modules(ast: FileAST) -> set[str]:
-    """Local names a Python file binds to a module: ``import m [as a]``, and ``from p import m``
-    when the import resolved to ``p/m.py`` or ``p/m/__init__.py`` (else ``m`` is an object)."""
-    names: set[str] = set()
-    for info in ast.imports:
-        if info.imported == "":
-            names.add(info.name.split(".", 1)[0])
-        elif info.imported and info.resolved:
-            module = "/" + info.resolved.removesuffix(".py").removesuffix("/__init__")
-            source = "/" + info.from_.lstrip(".").replace(".", "/")
-            # `from django.core.cache import cache` resolves to the package itself: an object
-            if module.endswith("/" + info.imported) and not module.endswith(source):
-                names.add(info.name)
-    return names
-
-
 def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
 
-class _FileJudge(PythonScopes):
+class _FileJudge(PythonScopes, JsScopes):
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
@@ -238,6 +195,10 @@ class _FileJudge(PythonScopes):
         }
         self.receivers = Receivers(language, self._text, ancestry.is_class)
         self.aliases: set[str] = set()
+        self.foreign: frozenset[str] = frozenset()
+        self.foreign_modules: frozenset[str] = frozenset()
+        """Python names bound only by imports from outside the project (``import os``,
+        ``from urllib3 import Timeout``): never the project's symbol, nor what they reach."""
         self.export_aliases: set[str] = set()
         """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
@@ -291,11 +252,18 @@ class _FileJudge(PythonScopes):
         # `ns.obj.name` in JS/TS is a property of ns's exported object, not ns's own member
         # (Python's `pkg.mod.name` and TS types' `A.B.Name` are module chains)
         chain = ("attribute", "nested_identifier") if self.target.member else _CHAINS
+        links: list[Node] = []
         while obj is not None and obj.type in chain:
+            if obj.type == "member_expression" and (link := obj.child_by_field_name("property")):
+                links.append(link)
             obj = obj.child_by_field_name("object")
         if obj is not None and obj.type == "identifier":
+            if self._text(obj) in self.foreign:
+                return "drop"  # `os.environ.get`, `pytest.main`: another package's attribute
             if self._text(obj) in self.namespaces:
-                return "exact"
+                # `ns.obj.name`: a property of an object the module exports, unless every link
+                # between is a namespace (`export * as obj`, `namespace obj`) or unknown
+                return "drop" if any(self._not_namespace(link) for link in links) else "exact"
             local = self._text(obj)
             if local in self.local_namespaces and (
                 self.path in self.target.module_level or local in self.target.containers
@@ -310,6 +278,11 @@ class _FileJudge(PythonScopes):
             if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
                 return "drop"  # no object of a declaring class is within two imports of here
         return "name-only"
+
+    def _not_namespace(self, link: Node) -> bool:
+        """The index defines ``link``'s name, and never as a namespace or module."""
+        found = self.store.find_definitions(self._text(link))
+        return bool(found) and all(d.kind != "namespace" for d in found)
 
     def _javascript(self, node: Node) -> _Verdict:
         parent = node.parent
@@ -383,6 +356,8 @@ class _FileJudge(PythonScopes):
         if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
             return "name-only" if self.target.member else "drop"
         if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
+            if self._foreign_import(node):
+                return "drop"  # `from urllib3.util import Timeout [as T]`: urllib3's Timeout
             grand = parent.parent
             if parent.type == "aliased_import":
                 alias = parent.child_by_field_name("alias")
@@ -395,7 +370,22 @@ class _FileJudge(PythonScopes):
             return "exact"
         if self._local(node, self.target.name) is not None:
             return "drop"
+        if self.target.name in self.foreign and self.path not in self.target.module_level:
+            return "drop"  # the file's own binding of the name comes from another package
         return self._settled()
+
+    def _foreign_import(self, node: Node) -> bool:
+        """``node`` sits in an import statement whose module is outside the project."""
+        statement = node.parent
+        while statement is not None and statement.type not in (
+            "import_from_statement",
+            "import_statement",
+        ):
+            statement = statement.parent
+        if statement is None or statement.type != "import_from_statement":
+            return False
+        module = statement.child_by_field_name("module_name")
+        return module is not None and self._text(module) in self.foreign_modules
 
     # --- scopes ------------------------------------------------------------------------------
     def _local(self, node: Node, name: str) -> Node | None:
@@ -412,115 +402,12 @@ class _FileJudge(PythonScopes):
             ancestor = ancestor.parent
         return None
 
-    def _binder(self, kind: str, type_name: bool) -> Callable[[Node], set[str]] | None:
-        """What a node of ``kind`` binds for a name used as a type or as a value."""
-        if type_name:
-            if kind == "conditional_type":
-                return self._inferred
-            return self._type_parameters if kind in _JS_TYPE_OWNERS else None
-        if kind in _JS_FUNCTIONS:
-            return self._parameters
-        return self._block_bindings if kind in _JS_SCOPES else None
-
     def _bound(self, scope: Node, names_of: Callable[[Node], set[str]]) -> set[str]:
         key = (scope.start_byte, scope.end_byte, names_of.__name__)
         names = self.scopes.get(key)
         if names is None:
             names = self.scopes[key] = names_of(scope)
         return names
-
-    def _in_local_scope(self, node: Node) -> bool:
-        ancestor = node.parent
-        while ancestor is not None:
-            if ancestor.type in _JS_FUNCTIONS or ancestor.type in _JS_SCOPES:
-                return True
-            ancestor = ancestor.parent
-        return False
-
-    def _inferred(self, conditional: Node) -> set[str]:
-        """Type variables ``infer X`` binds in a conditional type's ``extends`` side."""
-        names: set[str] = set()
-        right = conditional.child_by_field_name("right")
-        stack = [right] if right is not None else []
-        while stack:
-            node = stack.pop()
-            if node.type == "infer_type":
-                names.update(self._text(c) for c in node.named_children[:1])
-            stack += node.named_children
-        return names
-
-    def _type_parameters(self, owner: Node) -> set[str]:
-        parameters = owner.child_by_field_name("type_parameters")
-        if parameters is None:
-            return set()
-        names = set()
-        for parameter in parameters.named_children:
-            named = parameter.child_by_field_name("name")
-            if named is not None:
-                names.add(self._text(named))
-        return names
-
-    def _parameters(self, function: Node) -> set[str]:
-        names: set[str] = set()
-        single = function.child_by_field_name("parameter")  # `x => …`
-        if single is not None:
-            self._pattern_names(single, names)
-        parameters = function.child_by_field_name("parameters")
-        if parameters is not None:
-            for parameter in parameters.named_children:
-                pattern = parameter.child_by_field_name("pattern") or parameter
-                self._pattern_names(pattern, names)
-        return names
-
-    def _block_bindings(self, block: Node) -> set[str]:
-        names: set[str] = set()
-        for child in block.named_children:
-            kind = child.type
-            if kind in _JS_DECLARATIONS:
-                for declarator in child.named_children:
-                    if declarator.type == "variable_declarator":
-                        pattern = declarator.child_by_field_name("name")
-                        if pattern is not None:
-                            self._pattern_names(pattern, names)
-            elif kind in _JS_NAMED:
-                named = child.child_by_field_name("name")
-                if named is not None:
-                    names.add(self._text(named))
-        for field in ("left", "initializer", "parameter"):  # for (x of …), for (let i…), catch
-            bound = block.child_by_field_name(field)
-            if bound is not None:
-                if bound.type in _JS_DECLARATIONS:
-                    for declarator in bound.named_children:
-                        pattern = declarator.child_by_field_name("name")
-                        if pattern is not None:
-                            self._pattern_names(pattern, names)
-                elif block.type != "for_in_statement" or field != "left" or self._declares(block):
-                    self._pattern_names(bound, names)
-        return names
-
-    def _declares(self, loop: Node) -> bool:
-        kind = loop.child_by_field_name("kind")  # for (const x of …) vs for (x of …)
-        return kind is not None
-
-    def _pattern_names(self, pattern: Node, names: set[str]) -> None:
-        kind = pattern.type
-        if kind in ("identifier", "shorthand_property_identifier_pattern"):
-            names.add(self._text(pattern))
-        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
-            for child in pattern.named_children:
-                self._pattern_names(child, names)
-        elif kind == "pair_pattern":
-            value = pattern.child_by_field_name("value")
-            if value is not None:
-                self._pattern_names(value, names)
-        elif kind in ("assignment_pattern", "object_assignment_pattern"):
-            left = pattern.child_by_field_name("left")
-            if left is not None:
-                self._pattern_names(left, names)
-        elif kind in ("required_parameter", "optional_parameter"):
-            inner = pattern.child_by_field_name("pattern")
-            if inner is not None:
-                self._pattern_names(inner, names)
 
     def _top_level(self) -> list[Node]:
         """Module-level statements, ``export``/``declare`` unwrapped."""
@@ -553,7 +440,7 @@ class _FileJudge(PythonScopes):
                             names.update(
                                 self._text(n) for n in part.named_children if n.type == "identifier"
                             )
-            elif child.type in _JS_DECLARATIONS:
+            elif child.type in JS_DECLARATIONS:
                 for declarator in child.named_children:
                     value = declarator.child_by_field_name("value")
                     named = declarator.child_by_field_name("name")

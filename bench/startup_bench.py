@@ -1,0 +1,136 @@
+"""Start-up benchmark (issue 27 section 2): whole-process times on a one-file project.
+
+Not a test. Run by hand (about a minute)::
+
+    .venv/bin/python bench/startup_bench.py [--runs 7]
+
+Measured in the same run, interleaved round by round so a loaded machine slows every row
+alike (each a fresh process, medians of ``--runs``):
+
+- ``python -c pass``: the floor of starting this interpreter at all;
+- ``ipuaro --version``: the CLI's own import cost (nothing of the commands is imported);
+- ``ipuaro index`` of a one-file project (goal < 0.25 s) into a temporary ``IPUARO_DATA_DIR``;
+- ``ipuaro run -p`` against the protocol stub model server (``tests.stubs.model_server``) on
+  127.0.0.1 with the index already warm: the time from spawn to the first byte the process
+  writes to stdout (goal < 0.5 s), then the process is left to finish.
+
+Wall time is from ``Popen`` to exit (or first byte); CPU is the child's user + system time
+(``os.wait4``), which a busy machine inflates far less than the wall. The TUI's time to a ready
+input against a bare Textual app is ``bench/tui_startup_bench.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GOALS = {"ipuaro index (1 file)": 0.25, "ipuaro run -p: first byte": 0.5}
+
+
+def timed(
+    command: list[str], env: dict[str, str], cwd: Path, first_byte: bool
+) -> tuple[float, float]:
+    """(wall seconds to exit or to the first stdout byte, CPU seconds of the whole child)."""
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert child.stdout is not None
+    wall = None
+    if first_byte and child.stdout.read(1):
+        wall = time.perf_counter() - started
+    child.stdout.read()
+    assert child.stderr is not None
+    errors = child.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if wall is None:
+        wall = time.perf_counter() - started
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} exited with {child.returncode}: {errors}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--src",
+        type=Path,
+        help="run ipuaro from this src folder (e.g. an older commit's `git archive`) for a before",
+    )
+    args = parser.parse_args(argv)
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        project = work / "project"
+        project.mkdir()
+        (project / "app.py").write_text("def greet(name):\n    return 'hi ' + name\n")
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        env = {**os.environ, "IPUARO_DATA_DIR": str(work / "data"), "NO_COLOR": "1"}
+        # an installed ipuaro has its bytecode cached; without this, every run compiles the
+        # editable checkout's modules again (0.13-0.25 s of CPU on this box)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if args.src is not None:
+            env["PYTHONPATH"] = str(args.src.resolve())
+        script = work / "script.json"  # a rule answers every run, a queue only once
+        script.write_text(json.dumps({"rules": [{"match": "say hi", "reply": {"text": "hi"}}]}))
+        stub = subprocess.Popen(
+            [python, "-m", "tests.stubs.model_server", "--port", "0", "--script", str(script)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert stub.stdout is not None
+            url = stub.stdout.readline().split()[-1]  # "model stub listening on URL"
+            env["IPUARO_LLM__BASE_URL"] = url
+            rows: dict[str, tuple[list[str], bool]] = {
+                "python -c pass": ([python, "-c", "pass"], False),
+                "ipuaro --version": ([python, "-m", "ipuaro", "--version"], False),
+                "ipuaro index (1 file)": ([python, "-m", "ipuaro", "index"], False),
+                "ipuaro run -p: first byte": (
+                    [python, "-m", "ipuaro", "run", "-p", "say hi"],
+                    True,
+                ),
+            }
+            subprocess.run(
+                [python, "-m", "ipuaro", "index"],
+                env=env,
+                cwd=project,
+                check=True,
+                capture_output=True,
+            )  # the warm index `run` starts from, and the OS caches
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in rows}
+            for _ in range(args.runs):
+                for name, (command, first_byte) in rows.items():
+                    times[name].append(timed(command, env, project, first_byte))
+        finally:
+            stub.terminate()
+            stub.wait(timeout=10)
+    floor = statistics.median(wall for wall, _ in times["python -c pass"])
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (2-core box shared by others)")
+    print("| process | wall median (min) | CPU median | wall ÷ python -c pass | goal |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, values in times.items():
+        walls = [wall for wall, _ in values]
+        cpus = [cpu for _, cpu in values]
+        wall = statistics.median(walls)
+        goal = f"< {GOALS[name]} s" if name in GOALS else ""
+        print(
+            f"| {name} | {wall:.3f} s ({min(walls):.3f}) | {statistics.median(cpus):.3f} s |"
+            f" {wall / floor:.1f}× | {goal} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Start-up (issue 27): a piped ``ipuaro index`` imports nothing it does not draw with,
+re-indexing an unchanged project loads no parser, and ``ipuaro run -p`` on a project without
+script tools does not load jsonschema. Each run is a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.stubs.model_server import ModelStubServer, ScriptedReply
+
+CHILD = """
+import json, sys
+from ipuaro.cli.main import main
+sys.argv = ["ipuaro", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exit:
+    code = exit.code
+else:
+    code = 0
+loaded = sorted(sys.modules)
+print(json.dumps({
+    "code": code,
+    "rich": [m for m in loaded if m.startswith("rich")],
+    "parsers": [m for m in loaded if m.startswith(("tree_sitter", "ipuaro.index.parsers"))],
+    "jsonschema": [m for m in loaded if m.startswith("jsonschema")],
+}))
+"""
+
+
+def _index(project: Path, data: Path) -> dict[str, Any]:
+    env = {**os.environ, "IPUARO_DATA_DIR": str(data)}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, "index", str(project)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    report: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert report["code"] in (0, None), done.stderr
+    assert "Indexed" in done.stdout
+    return report
+
+
+def test_a_piped_index_run_does_not_import_rich(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
+    first = _index(project, tmp_path / "data")
+    assert first["rich"] == []  # the progress bar draws only on a terminal
+    assert first["parsers"]  # the file was parsed
+    again = _index(project, tmp_path / "data")
+    assert again["parsers"] == []  # nothing changed: no grammar is loaded
+    (project / "app.py").write_text("def greet():\n    return 2\n", encoding="utf-8")
+    assert _index(project, tmp_path / "data")["parsers"]
+
+
+def test_a_headless_run_without_script_tools_does_not_load_jsonschema(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
+    with ModelStubServer() as stub:
+        stub.responder = lambda _request: ScriptedReply(text="hello there")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
+        env.update(
+            {
+                "IPUARO_DATA_DIR": str(tmp_path / "data"),
+                "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+                "IPUARO_LLM__BASE_URL": stub.url,
+                "IPUARO_LLM__CONTEXT_WINDOW": "32768",
+            }
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, "run", "-p", "say hi"],
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=True,
+            stdin=subprocess.DEVNULL,
+        )
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["code"] in (0, None), done.stderr
+    assert "hello there" in done.stdout
+    assert report["jsonschema"] == []
