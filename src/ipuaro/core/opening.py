@@ -92,8 +92,6 @@ async def close(workspace: Workspace) -> None:
     """Stop the watcher, close the model client and the store (the store stays open while
     a background index thread still writes through it: the process is ending)."""
     ctx, workspace._ctx = workspace._ctx, None
-    if workspace._extensions is not None:
-        workspace._extensions.unregister_commands()
     await workspace._index.stop_watching()
     if ctx is None:
         return
