@@ -62,7 +62,8 @@ async def test_a_second_prompt_is_refused_while_the_apply_waits_for_its_confirma
         applying = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("ok")]))
         await asyncio.wait_for(client.asked.wait(), TIMEOUT)  # the apply's question waits
         with pytest.raises(RequestError) as busy:
-            await conn.prompt(session_id=sid, prompt=[text_block("and something else")])
+            second = conn.prompt(session_id=sid, prompt=[text_block("and something else")])
+            await asyncio.wait_for(second, TIMEOUT)  # the old code ran it: no answer came
         assert "still answering" in str(busy.value)
         with pytest.raises(RequestError) as mode:
             await conn.set_session_mode(session_id=sid, mode_id="plan")

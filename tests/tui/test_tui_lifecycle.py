@@ -117,3 +117,33 @@ async def test_model_switch_keeps_the_persistent_shell(
 
 async def _result(line: ToolLine) -> str:
     return line.result_text
+
+
+async def test_a_new_session_waits_while_the_plans_apply_waits_for_its_confirmation(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    from ipuaro.domain.plan import Action
+    from tests.planning.conftest import record
+    from tests.tui.conftest import wait_for_panel
+
+    plan = record([Action("CREATE_FILE", "CHANGES.md", "changed\n")], summary="Write changes")
+    app = make_app()
+    async with app.run_test(size=(110, 40)) as pilot:
+        await ready(pilot)
+        workspace = app.workspace
+        assert workspace is not None
+        session_id = workspace.session_id
+        workspace.store_plan(plan)
+        await submit(pilot, "ok")
+        await wait_for_panel(pilot)  # the apply waits for Y / N
+        assert workspace.busy
+        app.prompt.focus()  # the panel has the focus; the user clicks back into the input
+        await pilot.pause()
+        await submit(pilot, "/sessions new")
+        await until(pilot, lambda: "/sessions waits until the agent has answered" in chat_text(app))
+        assert workspace.session_id == session_id
+        await pilot.press("escape", "n")  # back to the waiting change; turned down
+        await settle(pilot)
+        assert not workspace.busy
+        assert workspace.session_id == session_id
+    assert not (project / "CHANGES.md").exists()
