@@ -20,32 +20,14 @@ from __future__ import annotations
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from ipuaro.core.replies import Reply, ReplyKind, ReplyTable
 
 if TYPE_CHECKING:
     from ipuaro.core.workspace import Workspace
 
-ReplyKind = Literal["info", "success", "warning", "error"]
-
-
-@dataclass(frozen=True)
-class ReplyTable:
-    title: str
-    rows: tuple[tuple[str, ...], ...]
-    columns: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a command says back, in a form any front end can draw."""
-
-    text: str = ""
-    kind: ReplyKind = "info"
-    tables: tuple[ReplyTable, ...] = ()
-    prompt: str | None = None
-    """A request to send to the model next, as if the user typed it (a custom command's
-    expanded template); front ends send it through ``Workspace.send``."""
-
+__all__ = ["Reply", "ReplyKind", "ReplyTable"]
 
 Operation = Callable[["Workspace", tuple[str, ...]], Awaitable[Reply]]
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ipuaro.core.commands import Reply, ReplyKind
+from ipuaro.core.replies import Reply, ReplyKind
 
 if TYPE_CHECKING:
     from ipuaro.core.events import AgentEnd, EndReason
