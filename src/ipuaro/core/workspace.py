@@ -16,8 +16,7 @@ the ACP server import this package and nothing below it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +34,7 @@ from ipuaro.core.events import (
     ModeChanged,
 )
 from ipuaro.core.extending import ExtensionHost
+from ipuaro.core.options import WorkspaceOptions
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
@@ -57,34 +57,10 @@ if TYPE_CHECKING:
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.domain.plan import PlanRecord
-    from ipuaro.llm.protocol import ModelClient
     from ipuaro.memory import EngineeringMemory, PatchReport
 
 
-@dataclass(frozen=True)
-class WorkspaceOptions:
-    """How to open: the command line's choices for this run."""
-
-    auto_apply: bool = False
-    allow_commands: bool = False
-    """Headless: run commands the policy would ask about without asking."""
-    session_id: str | None = None
-    """Resume this session (``OpenError("session")`` when unknown)."""
-    new_session: bool = False
-    """Start a new session instead of resuming the last one."""
-    unattended: bool = False
-    """Nobody is there to confirm (headless): edits need ``auto_apply``, commands the policy
-    would ask about need ``allow_commands``; anything else is refused with a message saying
-    so, and ``ConfirmChange`` is never asked. Other questions still go to the decider."""
-    prompt: str | None = None
-    """Headless: the request this run will send, saved into the session before the first model
-    call (a run killed in its first second keeps it)."""
-    environ: Mapping[str, str] | None = None
-    client: ModelClient | None = None
-    """A ready model client (tests, benchmarks); by default one is made from the config."""
-    project_trusted: bool = False
-    """The user trusts this project: extensions it declares (MCP servers in ``.ipuaro.json``)
-    may run. The user's own always may."""
+__all__ = ["Workspace", "WorkspaceOptions"]
 
 
 class Workspace:
