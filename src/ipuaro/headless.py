@@ -311,7 +311,7 @@ async def _command_prompt(workspace: Workspace, text: str, err: TextIO) -> str |
     from ipuaro.core.commands import CommandError, parse_command, run_operation
 
     try:
-        command = parse_command(text)
+        command = parse_command(text, workspace.commands)
     except CommandError as error:
         return AgentEnd(answer="", reason="error", stats=MessageStats(), detail=str(error))
     if command.spec.operation is None:

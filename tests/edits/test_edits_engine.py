@@ -56,7 +56,9 @@ async def test_user_edited_text_is_what_gets_written(env: EditEnv) -> None:
     assert (env.root / "a.txt").read_text() == "user text\n"
 
 
-async def test_always_turns_on_auto_apply(env: EditEnv) -> None:
+async def test_always_is_no_grant_for_edits(env: EditEnv) -> None:
+    """Edits are never offered "always" (Apply / Reject only): one answer must not turn on
+    auto-apply for every later edit; ``/auto-apply on`` is the visible way to do that."""
     asked: list[str] = []
 
     async def confirm(request: ConfirmRequest) -> str:
@@ -67,7 +69,7 @@ async def test_always_turns_on_auto_apply(env: EditEnv) -> None:
     env.ctx.confirm = confirm  # type: ignore[assignment]
     await EditEngine(env.ctx).apply([change(env, "a.txt", "1\n")], "one")
     await EditEngine(env.ctx).apply([change(env, "a.txt", "2\n")], "two")
-    assert len(asked) == 1
+    assert len(asked) == 2 and not env.ctx.auto_apply
     assert (env.root / "a.txt").read_text() == "2\n"
 
 

@@ -147,18 +147,18 @@ async def test_a_project_and_a_user_command_with_arguments_shape_the_request(
     steps = [ScriptedReply(text="Looks fine."), ScriptedReply(text="It adds.")]
     async with open_workspace(project, server, steps) as opened:
         ws = opened.workspace
-        helps = {spec.name: spec.help for spec in slash.all_commands()}
+        helps = {spec.name: spec.help for spec in slash.all_commands(ws.commands)}
+        assert "review" not in slash.BY_NAME, "a project's commands are its workspace's only"
         assert helps["review"] == "Review a file for bugs [project]"
         assert helps["explain"].endswith("[user]")
         assert any("/status from" in w and "shadow the built-in" in w for w in ws.warnings)
-        review = await run_operation(ws, parse_command("/review shop/cart.py totals"))
+        review = await run_operation(ws, parse_command("/review shop/cart.py totals", ws.commands))
         assert review.prompt is not None and "Review shop/cart.py for bugs" in review.prompt
         end = await ws.send(review.prompt)
         assert end.reason == "done" and not ws.plan_mode
-        explain = await run_operation(ws, parse_command("/explain shop/pricing.py"))
+        explain = await run_operation(ws, parse_command("/explain shop/pricing.py", ws.commands))
         assert explain.prompt == "Explain shop/pricing.py simply."
         await ws.send(explain.prompt)
-    assert "review" not in slash.BY_NAME, "closing the workspace withdraws its commands"
     first, second = opened.model.agent_bodies
     assert "Review shop/cart.py for bugs. Focus: totals." in body_text(first)
     assert {t["function"]["name"] for t in first["tools"]} == {"get_lines", "grep_search"}
@@ -171,7 +171,8 @@ async def test_allowed_tools_naming_no_tool_is_an_error_naming_the_file(
 ) -> None:
     path = _write(_project_commands(project), "odd", "---\nallowed-tools: read_evrything\n---\nx")
     async with open_workspace(project, server, []) as opened:
-        reply = await run_operation(opened.workspace, parse_command("/odd"))
+        ws = opened.workspace
+        reply = await run_operation(ws, parse_command("/odd", ws.commands))
     assert reply.kind == "error" and reply.prompt is None
     assert str(path) in reply.text and "'read_evrything'" in reply.text
     assert "get_lines" in reply.text  # the fix: the tools there are
@@ -193,7 +194,7 @@ async def test_a_plan_mode_command_makes_a_plan_and_leaves_plan_mode_off(
     }
     async with open_workspace(project, server, [ScriptedReply(text=json.dumps(plan))]) as opened:
         ws = opened.workspace
-        review = await run_operation(ws, parse_command("/review shop/cart.py totals"))
+        review = await run_operation(ws, parse_command("/review shop/cart.py totals", ws.commands))
         assert review.prompt is not None
         end = await ws.send(review.prompt)
         assert end.reason == "done", end.answer

@@ -38,7 +38,7 @@ Handler = Callable[[Workspace, tuple[str, ...]], Awaitable[Outcome]]
 
 
 async def _help(workspace: Workspace, args: tuple[str, ...]) -> Outcome:
-    lines = [f"{spec.usage} — {spec.help}" for spec in offered()]
+    lines = [f"{spec.usage} — {spec.help}" for spec in offered(workspace)]
     return Outcome("\n".join(lines))
 
 
@@ -107,12 +107,16 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-def offered() -> list[CommandSpec]:
-    """The core's commands this view can run: its own rows, and registered operations."""
-    return [s for s in all_commands() if s.name in HANDLERS or s.operation is not None]
+def offered(workspace: Workspace) -> list[CommandSpec]:
+    """The commands of ``workspace`` (its project's custom ones included) this view can run:
+    its own rows, and registered operations."""
+    return [
+        s for s in all_commands(workspace.commands) if s.name in HANDLERS or s.operation is not None
+    ]
 
 
-def available_commands() -> list[AvailableCommand]:
+def available_commands(workspace: Workspace) -> list[AvailableCommand]:
+    """What the editor lists for a session: the commands of that session's project."""
     return [
         AvailableCommand(
             name=spec.name,
@@ -121,14 +125,14 @@ def available_commands() -> list[AvailableCommand]:
             if spec.max_args
             else None,
         )
-        for spec in offered()
+        for spec in offered(workspace)
     ]
 
 
 async def run_command(workspace: Workspace, text: str) -> Outcome:
     """Run ``text`` (a slash command); a wrong one, or one the workspace refuses, says why."""
     try:
-        command = parse_command(text)
+        command = parse_command(text, workspace.commands)
     except CommandError as error:
         return Outcome(str(error))
     handler = HANDLERS.get(command.name)

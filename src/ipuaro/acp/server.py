@@ -297,7 +297,7 @@ class IpuaroAcpAgent:
             )
         line = report.line()
         session.outbox.put(update_agent_message_text(f"{line[:1].upper()}{line[1:]}.\n"))
-        session.outbox.put(update_available_commands(available_commands()))
+        session.outbox.put(update_available_commands(available_commands(workspace)))
         await session.outbox.flush()
         workspace.start_watching()
         return session

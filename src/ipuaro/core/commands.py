@@ -9,39 +9,25 @@ own table (the TUI draws each its way: ``ipuaro.tui.command_runner``). A command
 (plan/apply, memory, extensions) is ONE row: :func:`register` a :class:`CommandSpec` with an
 ``operation`` — a coroutine over the workspace that returns a :class:`Reply` — and every front
 end offers it, lists it in /help and draws its reply, without a change of its own.
+
+Those rows are code, the same in every project. A project's own custom commands are data of
+that project: they live in its workspace's :class:`CommandTable` (``Workspace.commands``), never
+in the process-wide rows, so one ACP process serving two projects lists each its own.
 """
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ipuaro.core.replies import Reply, ReplyKind, ReplyTable
 
 if TYPE_CHECKING:
     from ipuaro.core.workspace import Workspace
 
-ReplyKind = Literal["info", "success", "warning", "error"]
-
-
-@dataclass(frozen=True)
-class ReplyTable:
-    title: str
-    rows: tuple[tuple[str, ...], ...]
-    columns: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a command says back, in a form any front end can draw."""
-
-    text: str = ""
-    kind: ReplyKind = "info"
-    tables: tuple[ReplyTable, ...] = ()
-    prompt: str | None = None
-    """A request to send to the model next, as if the user typed it (a custom command's
-    expanded template); front ends send it through ``Workspace.send``."""
-
+__all__ = ["Reply", "ReplyKind", "ReplyTable"]
 
 Operation = Callable[["Workspace", tuple[str, ...]], Awaitable[Reply]]
 
@@ -134,9 +120,10 @@ def unregister(name: str) -> None:
         del BY_NAME[name]
 
 
-def all_commands() -> list[CommandSpec]:
-    """Built-ins first, then registered commands, in the order they came."""
-    return list(BY_NAME.values())
+def all_commands(table: CommandTable | None = None) -> list[CommandSpec]:
+    """Built-ins first, then registered commands, in the order they came (then ``table``'s
+    own custom commands)."""
+    return table.all() if table is not None else list(BY_NAME.values())
 
 
 async def run_operation(workspace: Workspace, command: SlashCommand) -> Reply:
@@ -169,10 +156,37 @@ class CommandError(ValueError):
 class SlashCommand:
     name: str
     args: tuple[str, ...] = ()
+    found: CommandSpec | None = field(default=None, compare=False)
+    """The row it was parsed against (a workspace's custom command is in no global row)."""
 
     @property
     def spec(self) -> CommandSpec:
-        return BY_NAME[self.name]
+        return self.found if self.found is not None else BY_NAME[self.name]
+
+
+class CommandTable:
+    """One workspace's commands: the built-in and registered rows, then the project's own
+    custom commands (which cannot shadow a row)."""
+
+    def __init__(self) -> None:
+        self._own: dict[str, CommandSpec] = {}
+
+    def add(self, spec: CommandSpec) -> bool:
+        """Offer ``spec`` in this workspace only; False when its name is taken."""
+        if spec.name in BY_NAME or spec.name in self._own:
+            return False
+        self._own[spec.name] = spec
+        return True
+
+    def get(self, name: str) -> CommandSpec | None:
+        return BY_NAME.get(name) or self._own.get(name)
+
+    def all(self) -> list[CommandSpec]:
+        return [*BY_NAME.values(), *self._own.values()]
+
+
+def _lookup(name: str, table: CommandTable | None) -> CommandSpec | None:
+    return table.get(name) if table is not None else BY_NAME.get(name)
 
 
 def is_command(text: str) -> bool:
@@ -184,26 +198,27 @@ def is_command(text: str) -> bool:
     return "/" not in word
 
 
-def command_list() -> str:
-    return ", ".join(f"/{spec.name}" for spec in all_commands())
+def command_list(table: CommandTable | None = None) -> str:
+    return ", ".join(f"/{spec.name}" for spec in all_commands(table))
 
 
-def parse_command(text: str) -> SlashCommand:
-    """``/sessions load abc`` → ``SlashCommand("sessions", ("load", "abc"))``."""
+def parse_command(text: str, table: CommandTable | None = None) -> SlashCommand:
+    """``/sessions load abc`` → ``SlashCommand("sessions", ("load", "abc"))`` (``table``: a
+    workspace's commands, its custom ones included; by default the built-in rows)."""
     stripped = text.strip()
     try:
         words = shlex.split(stripped[1:])
     except ValueError as error:
         words = stripped[1:].split()
-        spec = BY_NAME.get(words[0].lower()) if words else None
+        spec = _lookup(words[0].lower(), table) if words else None
         if spec is None or not spec.free_text:
             raise CommandError(f"cannot read {stripped!r}: {error}") from None
     if not words:
-        raise CommandError(f"type a command after '/': {command_list()}")
+        raise CommandError(f"type a command after '/': {command_list(table)}")
     name, args = words[0].lower(), tuple(words[1:])
-    spec = BY_NAME.get(name)
+    spec = _lookup(name, table)
     if spec is None:
-        raise CommandError(f"unknown command /{name}; the commands are: {command_list()}")
+        raise CommandError(f"unknown command /{name}; the commands are: {command_list(table)}")
     if not spec.min_args <= len(args) <= spec.max_args:
         raise CommandError(f"usage: {spec.usage}")
     if spec.choices and args and args[0].lower() not in spec.choices:
@@ -214,7 +229,7 @@ def parse_command(text: str) -> SlashCommand:
         raise CommandError(f"usage: /sessions {args[0]} ID")
     if name == "sessions" and args and args[0] in ("list", "new") and len(args) != 1:
         raise CommandError(f"usage: /sessions {args[0]}")
-    return SlashCommand(name, args)
+    return SlashCommand(name, args, spec)
 
 
 async def _memory(workspace: Workspace, args: tuple[str, ...]) -> Reply:
@@ -236,6 +251,8 @@ register(
 )
 
 
-def help_rows() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def help_rows(
+    table: CommandTable | None = None,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(commands, keys) for ``/help``: usage and what it does."""
-    return [(spec.usage, spec.help) for spec in all_commands()], list(KEYS)
+    return [(spec.usage, spec.help) for spec in all_commands(table)], list(KEYS)

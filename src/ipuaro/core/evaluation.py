@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ipuaro.core.reports import Finding
+
 if TYPE_CHECKING:
     from ipuaro.core.reports import Evaluation
     from ipuaro.core.workspace import Workspace
@@ -45,16 +47,6 @@ class PathCitation:
     path: str
     start: int | None = None
     end: int | None = None
-
-
-@dataclass(frozen=True)
-class Finding:
-    citation: str
-    ok: bool
-    detail: str
-
-    def line(self) -> str:
-        return f"{'✓' if self.ok else '✗'} {self.citation}: {self.detail}"
 
 
 def _is_file_name(word: str) -> bool:

@@ -1,11 +1,13 @@
 """The workspace's extensions: the trust question, script tools and hooks wired into the agent,
 custom commands in the slash table, and the shape a custom command gives its request.
 
-Custom commands are rows of the core's one command table (``register``), so the TUI, headless
-runs and the ACP server offer them with no code of their own: the row's operation expands the
-template and answers with a :class:`~ipuaro.core.commands.Reply` whose ``prompt`` the front end
-sends. The shape (``allowed-tools``, ``mode: plan``) waits, keyed by that prompt, for the
-``Workspace.send`` that carries it.
+Custom commands are rows of the workspace's own command table
+(:class:`~ipuaro.core.commands.CommandTable`, never the process-wide rows: two projects in one ACP
+process each list their own), so the TUI, headless runs and the ACP server offer them with no
+code of their own: the row's operation expands the template and answers with a
+:class:`~ipuaro.core.commands.Reply` whose ``prompt`` the front end sends. The shape
+(``allowed-tools``, ``mode: plan``) waits, keyed by that prompt, for the ``Workspace.send`` that
+carries it.
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ipuaro.core import commands as slash
-from ipuaro.core.commands import CommandSpec, Reply
+from ipuaro.core.commands import CommandSpec, CommandTable, Reply
 from ipuaro.core.decisions import Answer, Question, TrustProject
 from ipuaro.core.events import AgentEnd, Event, ExtensionWarning
 
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
     from ipuaro.extensions import CustomCommand, Extensions, HookRunner
     from ipuaro.tools.base import Tool
     from ipuaro.tools.registry import ToolRegistry
-
-_SHARED: dict[str, int] = {}
-"""Custom command name → open workspaces that registered it (the table is process-wide; an
-ACP server may hold several workspaces)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +50,6 @@ class ExtensionHost:
         self.loaded = loaded
         self.runner = runner
         self.warnings = list(loaded.warnings)
-        self._registered: list[str] = []
         self._pending: dict[str, _Shape] = {}
 
     @classmethod
@@ -95,27 +91,14 @@ class ExtensionHost:
 
     # --- custom commands ------------------------------------------------------------------
 
-    def register_commands(self) -> None:
+    def register_commands(self, table: CommandTable) -> None:
+        """The project's custom commands into its workspace's ``table``."""
         for name, command in self.loaded.commands.items():
-            existing = slash.BY_NAME.get(name)
-            if existing is not None and existing.operation is None:
+            if not table.add(_spec(command)):
                 self.warnings.append(
                     f"/{name} from {command.path} is refused: it would shadow the built-in "
                     f"/{name}; rename the file"
                 )
-                continue
-            if existing is None:
-                slash.register(_spec(command))
-            _SHARED[name] = _SHARED.get(name, 0) + 1
-            self._registered.append(name)
-
-    def unregister_commands(self) -> None:
-        for name in self._registered:
-            _SHARED[name] -= 1
-            if _SHARED[name] <= 0:
-                del _SHARED[name]
-                slash.unregister(name)
-        self._registered.clear()
 
     def run_command(self, name: str, args: tuple[str, ...], registry: ToolRegistry) -> Reply:
         """``/name args``: the expanded prompt to send, its shape kept for that send."""
@@ -177,7 +160,7 @@ class ExtensionHost:
     ) -> None:
         """Commands into the slash table, then the ``session_start`` hooks: failures said at
         start join ``warnings``, later ones arrive as ``ExtensionWarning`` events."""
-        self.register_commands()
+        self.register_commands(workspace.commands)
         warnings.extend(self.warnings)
         if self.runner is not None:
             self.runner.session_id = lambda: workspace.session_id

@@ -118,7 +118,7 @@ class IndexKeeper:
             emit(IndexFinished(report.line(), report.changed, background=True))
             return report
 
-        self._refresh_task = asyncio.ensure_future(refresh())
+        self._refresh_task = asyncio.create_task(refresh())
         return self._refresh_task
 
     @property

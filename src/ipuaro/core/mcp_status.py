@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ipuaro.core.commands import Reply, ReplyTable
+from ipuaro.core.replies import Reply, ReplyTable
 
 if TYPE_CHECKING:
     from ipuaro.core.workspace import Workspace

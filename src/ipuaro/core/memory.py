@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ipuaro.core.commands import Reply, ReplyTable
 from ipuaro.core.decisions import Answer, ApplyMemory, Question
+from ipuaro.core.replies import Reply, ReplyTable
 from ipuaro.memory import (
     KEYS,
     PROJECT_FILE,

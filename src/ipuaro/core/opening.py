@@ -93,8 +93,6 @@ async def close(workspace: Workspace) -> None:
     """Stop the watcher, close the model client and the store (the store stays open while
     a background index thread still writes through it: the process is ending)."""
     ctx, workspace._ctx = workspace._ctx, None
-    if workspace._extensions is not None:
-        workspace._extensions.unregister_commands()
     await workspace._index.stop_watching()
     if ctx is None:
         return
@@ -119,8 +117,12 @@ async def list_models(workspace: Workspace) -> list[str]:
 
 
 async def switch_model(workspace: Workspace, name: str) -> ModelSwitch:
-    """Rebuild the wiring with model ``name``, the same session and auto-apply; a model the
-    server does not have is refused, a failing switch rebuilds with the old model."""
+    """Bind model ``name`` alone: the project services (store, running index, tools, the
+    persistent shell, MCP servers) and the session stay as they are. A model the server does
+    not have is refused; a failing switch keeps the old model and says why."""
+    from ipuaro.core.wiring import bind_model
+    from ipuaro.llm.errors import ModelError
+
     try:
         available = await workspace.list_models()
     except WorkspaceError as listing:
@@ -131,33 +133,22 @@ async def switch_model(workspace: Workspace, name: str) -> ModelSwitch:
             False, workspace.model, error=f"the server has no model {name!r}; it has: {shown}"
         )
     workspace._idle("/model")
-    old = workspace.ctx
-    watching = workspace._index.watching
-    await workspace._index.stop_watching()
+    ctx = workspace.ctx
     llm = workspace.config.llm.model_copy(update={"model": name})
     config = workspace.config.model_copy(update={"llm": llm})
-    auto_apply, session_id = old.tool_ctx.auto_apply, old.session.id
-    await old.aclose()
-    workspace._ctx = None
-    problem: str | None = None
     try:
-        ctx = await build(
-            workspace, config, workspace.options, session_id=session_id, auto_apply=auto_apply
+        binding = await bind_model(config, ctx.session)
+    except ModelError as error:
+        return ModelSwitch(
+            False, workspace.model, error=f"cannot switch to {name}: {error.message}"
         )
-    except OpenError as failure:
-        problem = f"cannot switch to {name}: {failure.message}"
-        ctx = await build(
-            workspace,
-            workspace.config,
-            workspace.options,
-            session_id=session_id,
-            auto_apply=auto_apply,
-        )
-    else:
-        workspace.config = config
-    attach(workspace, ctx)
-    if watching:
-        workspace.start_watching()
+    if workspace.busy:  # a request started while the server answered: it keeps its model
+        await binding.client.aclose()
+        workspace._idle("/model")
+    old = ctx.rebind(binding, config)
+    workspace.config = config
+    ctx.warnings.extend(binding.warnings)
+    await old.aclose()
     window = workspace.window
     workspace._emit(ModelChanged(workspace.model, window.tokens, window.source))
-    return ModelSwitch(problem is None, workspace.model, window, problem)
+    return ModelSwitch(True, workspace.model, window)

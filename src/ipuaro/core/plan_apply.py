@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ipuaro.core.commands import Reply, ReplyKind
+from ipuaro.core.replies import Reply, ReplyKind
 
 if TYPE_CHECKING:
     from ipuaro.core.events import AgentEnd, EndReason
@@ -155,16 +155,24 @@ async def answer_with_apply(workspace: Workspace, text: str, note: str) -> Agent
 async def apply_as_answer(
     workspace: Workspace, text: str, note: str
 ) -> tuple[AgentEnd, ApplyReport]:
-    """:func:`answer_with_apply` with the report itself (``ipuaro run --apply``'s JSON)."""
+    """:func:`answer_with_apply` with the report itself (``ipuaro run --apply``'s JSON); a
+    task of the workspace's runner: ``busy`` from the start to the end, confirmation included."""
+    return await workspace._tasks.run(
+        "apply", text, lambda: _apply_as_answer(workspace, text, note)
+    )
+
+
+async def _apply_as_answer(
+    workspace: Workspace, text: str, note: str
+) -> tuple[AgentEnd, ApplyReport]:
     from ipuaro.agent.context.history import assistant_message, user_message
     from ipuaro.core.events import AgentEnd, AgentStart, MessageDelta, MessageEnd
     from ipuaro.domain import MessageStats
-    from ipuaro.store.protocol import StoreError
 
     ctx = workspace.ctx
     workspace._emit(AgentStart(workspace.session_id, text))
     try:
-        report = await workspace.apply_plan(note=note)
+        report = await apply_plan(workspace, None, note, ())
     except Exception as error:  # a bug must not leave a front end waiting for the end
         log.exception("apply failed")
         report = ApplyReport("failed", f"applying failed: {type(error).__name__}: {error}")
@@ -173,11 +181,7 @@ async def apply_as_answer(
     workspace._emit(MessageEnd(answer))
     session = ctx.session
     session.history.append(user_message(text))
-    session.history.append(assistant_message(answer, []))
-    try:
-        ctx.sessions.save(session)
-    except StoreError as error:  # the change stands; the session is saved again on exit
-        log.warning("session not saved after apply: %s", error)
+    session.history.append(assistant_message(answer, []))  # saved when the task ends
     end = AgentEnd(
         answer=answer,
         reason=report.reason,

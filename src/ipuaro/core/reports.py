@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ipuaro.core.evaluation import Finding
-
 
 def plural(number: int, noun: str) -> str:
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+@dataclass(frozen=True)
+class Finding:
+    citation: str
+    ok: bool
+    detail: str
+
+    def line(self) -> str:
+        return f"{'✓' if self.ok else '✗'} {self.citation}: {self.detail}"
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,14 @@
 
 The only module that knows every concrete part; the TUI and the headless runner both start here
 (``build_app``) and talk to the result through the agent's events and handlers.
+
+What :func:`build_app` opens falls in two parts with two lifetimes:
+
+- the **project services** — store, indexer, tool registry, shell host, MCP manager, tracer,
+  sessions — opened once per workspace and closed once (:meth:`AppContext.aclose`);
+- the **model binding** (:class:`ModelBinding`: client, window, model info, tool format), the
+  only part ``/model`` replaces (:func:`bind_model`, then :meth:`AppContext.rebind`): the
+  index keeps running, the persistent shell keeps its directory and variables.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from ipuaro.config.schema import Config
 from ipuaro.domain import Session
 from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
+from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
 from ipuaro.store.protocol import Store
 from ipuaro.tools.base import Tool, ToolContext
@@ -34,6 +43,48 @@ if TYPE_CHECKING:
     from ipuaro.index.indexer import Indexer
     from ipuaro.tools.registry import ToolRegistry
     from ipuaro.trace.recorder import TraceRecorder
+
+
+@dataclass(frozen=True)
+class ModelBinding:
+    """The model a workspace talks to: what ``/model`` swaps, and nothing else."""
+
+    client: ModelClient
+    window: ContextWindow
+    model_info: ModelInfo | None
+    tool_format: ToolFormat
+    warnings: tuple[str, ...] = ()
+
+
+async def bind_model(
+    config: Config, session: Session, client: ModelClient | None = None
+) -> ModelBinding:
+    """A client for ``config.llm`` (or ``client``), its window, capabilities and tool format.
+    The window stays pinned for a session that already talked to a model. Raises
+    ``ModelError`` (the server cannot tell the window, or has no such model); the client it
+    made is closed then."""
+    from ipuaro.llm.factory import create_client
+
+    if client is None:
+        client = create_client(config.llm, context_window=_pinned_window(session))
+    try:
+        warnings: list[str] = []
+        window = await client.context_window()
+        if window.warning:
+            warnings.append(window.warning)
+        info: ModelInfo | None
+        try:
+            info = await client.model_info()
+        except ModelError as error:
+            if error.kind == "model_not_found":
+                raise  # a resumed session pins the window, so this is the first ask: stop here
+            info = None
+            warnings.append(f"model capabilities unknown ({error.message}); tools offered as text")
+    except BaseException:
+        await client.aclose()
+        raise
+    tool_format = resolve_tool_format(config.llm.tool_format, info)
+    return ModelBinding(client, window, info, tool_format, tuple(warnings))
 
 
 @dataclass
@@ -69,6 +120,38 @@ class AppContext:
             self.tool_ctx.reindex,
             self.config.undo.stack_size,
         )
+
+    def rebind(self, binding: ModelBinding, config: Config) -> ModelClient:
+        """Talk to ``binding``'s model from the next request on; every project service (store,
+        index, tools, shell, MCP servers, session) stays as it is. Returns the old client for
+        the caller to close. Only while no request runs (the task runner sees to it)."""
+        from ipuaro.edits.planner import LlmEditPlanner
+
+        old = self.client
+        agent = self.agent
+        self.config = config
+        self.tool_ctx.config = config
+        self.client, self.window, self.model_info = (
+            binding.client,
+            binding.window,
+            binding.model_info,
+        )
+        agent.client = binding.client
+        agent.compactor.client = binding.client
+        self.tool_ctx.planner = LlmEditPlanner(binding.client)
+        context = agent.context
+        context.budget = ContextBudget.from_config(config.context, binding.window.tokens)
+        context.meter.window = binding.window.tokens
+        agent.tool_format = binding.tool_format
+        agent.use_tools(agent.tools)  # the fixed prompt part follows the tool format
+        session = agent.session
+        session.model = binding.client.model
+        if self.tracer is not None:
+            self.tracer.on_log_event(
+                "MODEL_CHANGED",
+                {"model": binding.client.model, "numCtx": binding.window.tokens},
+            )
+        return old
 
     async def aclose(self) -> None:
         await self.close_shell()
@@ -113,7 +196,6 @@ async def build_app(
     tell its window)."""
     from ipuaro.edits.planner import LlmEditPlanner
     from ipuaro.index.indexer import Indexer
-    from ipuaro.llm.factory import create_client
     from ipuaro.llm.tokens import estimate_tokens
     from ipuaro.memory import load_memory
     from ipuaro.security.commands import CommandPolicy
@@ -125,30 +207,21 @@ async def build_app(
     env = os.environ if environ is None else environ
     root = root.resolve()
     store = open_store(config, root)
+    binding: ModelBinding | None = None
     try:
         sessions = SessionKeeper(store, config.session)
         if session_id is not None:
             session = sessions.load(session_id)
         else:
             session = sessions.resume_or_create(config.llm.model, new=new_session)
-        if client is None:
-            client = create_client(config.llm, context_window=_pinned_window(session))
         if prompt is not None:  # headless: saved before the first model request, kill or not
             sessions.hold_prompt(session, prompt)
+        binding = await bind_model(config, session, client)
+        client = binding.client
         # Redis: AOF off (a restart loses the index and sessions) is said here, once.
         warnings: list[str] = [*getattr(store, "notices", []), *sessions.notices]
-        window = await client.context_window()
-        if window.warning:
-            warnings.append(window.warning)
-        info: ModelInfo | None
-        try:
-            info = await client.model_info()
-        except ModelError as error:
-            if error.kind == "model_not_found":
-                raise  # a resumed session pins the window, so this is the first ask: stop here
-            info = None
-            warnings.append(f"model capabilities unknown ({error.message}); tools offered as text")
-        tool_format = resolve_tool_format(config.llm.tool_format, info)
+        warnings.extend(binding.warnings)
+        info, window, tool_format = binding.model_info, binding.window, binding.tool_format
         if session.model != client.model:
             session.model = client.model
 
@@ -207,8 +280,8 @@ async def build_app(
         sessions.save(session)
     except BaseException:
         store.close()
-        if client is not None:
-            await client.aclose()
+        if binding is not None:
+            await binding.client.aclose()
         raise
     return AppContext(
         root=root,

@@ -16,14 +16,13 @@ the ACP server import this package and nothing below it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipuaro.core import indexing, opening, session_ops
 from ipuaro.core.asking import DecisionHandlers
-from ipuaro.core.commands import Reply
+from ipuaro.core.commands import CommandTable, Reply
 from ipuaro.core.decisions import Decider
 from ipuaro.core.errors import WorkspaceBusy
 from ipuaro.core.events import (
@@ -35,6 +34,7 @@ from ipuaro.core.events import (
     ModeChanged,
 )
 from ipuaro.core.extending import ExtensionHost
+from ipuaro.core.options import WorkspaceOptions
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
@@ -47,6 +47,7 @@ from ipuaro.core.reports import (
     UndoReport,
     WindowInfo,
 )
+from ipuaro.core.tasks import TaskKind, TaskRunner
 
 if TYPE_CHECKING:
     import threading
@@ -58,34 +59,10 @@ if TYPE_CHECKING:
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.domain.plan import PlanRecord
-    from ipuaro.llm.protocol import ModelClient
     from ipuaro.memory import EngineeringMemory, PatchReport
 
 
-@dataclass(frozen=True)
-class WorkspaceOptions:
-    """How to open: the command line's choices for this run."""
-
-    auto_apply: bool = False
-    allow_commands: bool = False
-    """Headless: run commands the policy would ask about without asking."""
-    session_id: str | None = None
-    """Resume this session (``OpenError("session")`` when unknown)."""
-    new_session: bool = False
-    """Start a new session instead of resuming the last one."""
-    unattended: bool = False
-    """Nobody is there to confirm (headless): edits need ``auto_apply``, commands the policy
-    would ask about need ``allow_commands``; anything else is refused with a message saying
-    so, and ``ConfirmChange`` is never asked. Other questions still go to the decider."""
-    prompt: str | None = None
-    """Headless: the request this run will send, saved into the session before the first model
-    call (a run killed in its first second keeps it)."""
-    environ: Mapping[str, str] | None = None
-    client: ModelClient | None = None
-    """A ready model client (tests, benchmarks); by default one is made from the config."""
-    project_trusted: bool = False
-    """The user trusts this project: extensions it declares (MCP servers in ``.ipuaro.json``)
-    may run. The user's own always may."""
+__all__ = ["Workspace", "WorkspaceOptions"]
 
 
 class Workspace:
@@ -105,6 +82,9 @@ class Workspace:
         self._index = indexing.IndexKeeper(self)
         self._extensions: ExtensionHost | None = None
         self._plans = PlanFlow(self)
+        self._tasks = TaskRunner(self._save_if_open)
+        self.commands = CommandTable()
+        """This workspace's slash commands: the built-ins and the project's own."""
 
     # --- opening and closing --------------------------------------------------------------
 
@@ -132,6 +112,10 @@ class Workspace:
     def save(self) -> None:
         """Write the current session now (quitting)."""
         self.ctx.sessions.save(self.ctx.session)
+
+    def _save_if_open(self) -> None:
+        if self._ctx is not None:
+            self.save()
 
     async def aclose(self) -> None:
         """Stop the watcher, close the model client and the store (the store stays open while
@@ -202,7 +186,16 @@ class Workspace:
 
     @property
     def busy(self) -> bool:
-        return self._ctx is not None and (self._ctx.agent.busy or self._plans.busy)
+        """A task runs: a request, a plan request, a plan's apply (while its confirmation
+        waits too) or an index run the user asked for (``core.tasks``)."""
+        return self._ctx is not None and (
+            self._tasks.busy or self._ctx.agent.busy or self._plans.busy
+        )
+
+    @property
+    def indexing(self) -> bool:
+        """A background index refresh runs (the next task waits for it before it starts)."""
+        return self._tasks.indexing
 
     @property
     def context_usage(self) -> tuple[int, int]:
@@ -235,10 +228,16 @@ class Workspace:
         if applied is not None:
             return applied
         agent = self.ctx.agent
-        try:
+
+        async def request() -> AgentEnd:
             if self._extensions is None:
                 return await self._plan_or_send(text)
             return await self._extensions.send(agent, text, self._plan_or_send)
+
+        try:
+            planning = plan_request(text, self._plan_mode or agent.plan_mode) is not None
+            kind: TaskKind = "plan" if planning else "request"
+            return await self._tasks.run(kind, "a new request", request)
         except AgentBusy as error:
             raise WorkspaceBusy(str(error)) from None
 
@@ -251,6 +250,9 @@ class Workspace:
             return (await self._plans.run(request, text.strip())).end
         if self._plans.busy:
             raise WorkspaceBusy("a plan is being made; wait for it or interrupt it")
+        # Another request: the stored plan expires. A later bare "ok" answers this exchange
+        # (it goes to the model) instead of applying a plan shown turns ago.
+        self.ctx.session.plan = None
         return await agent.send(text)
 
     def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
@@ -325,7 +327,7 @@ class Workspace:
         """Plan for ``request`` whatever the mode (``send`` does this in plan mode and for a
         ``plan:`` prefix): the one-JSON plan, stored with the session. Raises
         :class:`WorkspaceBusy` while another request runs."""
-        return await self._plans.run(request)
+        return await self._tasks.run("plan", "a plan request", lambda: self._plans.run(request))
 
     def last_plan(self) -> PlanRecord | None:
         """The session's stored plan (what ``ok`` or ``ipuaro run --apply`` applies)."""
@@ -362,8 +364,9 @@ class Workspace:
         bad plan: the report's status and codes say what happened (``core.plan_apply``)."""
         from ipuaro.core.plan_apply import apply_plan
 
-        self._idle("apply")
-        return await apply_plan(self, record, note, default_commands)
+        return await self._tasks.run(
+            "apply", "/apply", lambda: apply_plan(self, record, note, default_commands)
+        )
 
     # --- sessions -------------------------------------------------------------------------
 
@@ -413,13 +416,15 @@ class Workspace:
         return await self._index.first()
 
     async def reindex(self) -> IndexReport:
-        """Bring the index up to date now (``IndexFailed`` on failure)."""
-        return await self._index.run(background=False)
+        """Bring the index up to date now (``IndexFailed`` on failure); a task: ``busy``
+        while it runs."""
+        return await self._tasks.run("index", "/reindex", lambda: self._index.run(background=False))
 
     def refresh_index(self) -> asyncio.Task[IndexReport | None]:
         """Re-index changed files in the background; progress and the result arrive as
-        ``IndexProgress`` / ``IndexFinished`` events (a failure too: the old index answers)."""
-        return self._index.refresh()
+        ``IndexProgress`` / ``IndexFinished`` events (a failure too: the old index answers).
+        The next task waits for it before it starts (its tools read the current index)."""
+        return self._tasks.track_refresh(self._index.refresh())
 
     def start_watching(self) -> None:
         """Follow file changes into the index (``watchdog.enabled``) until closed."""
@@ -495,5 +500,6 @@ class Workspace:
     # --- helpers --------------------------------------------------------------------------
 
     def _idle(self, what: str) -> None:
+        self._tasks.refuse_if_busy(what)
         if self.busy:
             raise WorkspaceBusy(f"{what} waits until the agent has answered (Ctrl+C interrupts it)")

@@ -120,8 +120,6 @@ class EditEngine:
                 return EditResult(
                     False, "the user rejected this change", changes, diff, refused=True
                 )
-            if decision.choice == "always":
-                self.ctx.auto_apply = True
             if decision.edited:
                 try:
                     changes, writes = self._with_user_text(changes, decision.edited)

@@ -55,7 +55,7 @@ class CommandRunner:
     async def run(self, text: str) -> None:
         chat = self.app.chat
         try:
-            command = parse_command(text)
+            command = parse_command(text, self.workspace.commands)
         except CommandError as error:
             await chat.notice(str(error), "error")
             return
@@ -91,7 +91,7 @@ class CommandRunner:
     # --- commands ---------------------------------------------------------------------
 
     async def help(self, command: SlashCommand) -> None:
-        commands, keys = help_rows()
+        commands, keys = help_rows(self.workspace.commands)
         await self.app.chat.table_notice(
             [notice_table("Commands", commands), notice_table("Keys", keys)],
             "Anything else is a message to the agent.",

@@ -153,7 +153,9 @@ class PromptInput(TextArea):
         if (row, start) == (0, 0) and word.startswith("/") and "/" not in word[1:]:
             from ipuaro.core.commands import all_commands
 
-            completion = complete_command(word, [spec.name for spec in all_commands()])
+            workspace = getattr(self.app, "workspace", None)  # its own custom commands too
+            table = workspace.commands if workspace is not None else None
+            completion = complete_command(word, [spec.name for spec in all_commands(table)])
         else:
             completion = complete(word, self.paths())
         if completion.replacement != word:
