@@ -97,6 +97,8 @@ async def apply_change(ctx: ToolContext, change: FileChange, description: str) -
         "paths": [c.path for c in result.files],
         "group": result.group,
     }
+    if result.check is not None:
+        data["check"] = result.check.to_json()
     diff = result.diff or None
     if result.applied:
         changed = [c.path for c in result.files]
