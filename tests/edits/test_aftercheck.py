@@ -230,6 +230,10 @@ async def test_a_signature_change_lists_the_call_sites_in_both_other_files(
     for site in lang.callers:
         assert site in text(result)
     assert "signature changed in" in text(result)
+    # the typed field the front ends and headless JSON read
+    assert result.check is not None and result.check.lines == [
+        line.removeprefix("- ") for line in text(result).splitlines() if line.startswith("- ")
+    ]
 
 
 async def test_a_rename_of_a_used_function_lists_its_uses(env: Env, lang: Lang) -> None:
@@ -253,5 +257,6 @@ async def test_an_edit_that_breaks_nothing_adds_nothing(env: Env, lang: Lang) ->
     first = (env.root / lang.defining).read_text().splitlines()[0]
     comment = "# note" if lang is PY else "// note"
     result = await env.replace(lang.defining, first, f"{first}\n{comment}")
-    assert env.check(result) == {"syntax": [], "mayBreak": [], "imports": []}
+    assert env.check(result) == {"syntax": [], "mayBreak": [], "imports": [], "lines": []}
+    assert result.check is None
     assert "check after the edit" not in text(result)

@@ -22,6 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from ipuaro.domain.checks import (
+    BrokenCaller,
+    EditCheckReport,
+    ImportFinding,
+    SyntaxFinding,
+    UseSite,
+)
 from ipuaro.edits.impact import MayBreak, file_impact, parse_ast
 
 if TYPE_CHECKING:
@@ -91,40 +98,40 @@ class EditCheck:
             f"- {line}" for line in self.lines()
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "syntax": [
-                {
-                    "path": p.path,
-                    "line": p.line,
-                    "column": p.column,
-                    "kind": p.kind,
-                    "expected": p.expected,
-                    "excerpt": p.excerpt,
-                }
+    def report(self) -> EditCheckReport:
+        return EditCheckReport(
+            syntax=[
+                SyntaxFinding(
+                    path=p.path,
+                    line=p.line,
+                    column=p.column,
+                    kind="missing" if p.kind == "missing" else "error",
+                    expected=p.expected,
+                    excerpt=p.excerpt,
+                )
                 for p in self.syntax
             ],
-            "mayBreak": [
-                {
-                    "symbol": m.symbol,
-                    "path": m.path,
-                    "change": m.change,
-                    "uses": [{"path": u.path, "line": u.line} for u in m.uses],
-                    "calls": m.call_sites,
-                }
+            may_break=[
+                BrokenCaller(
+                    symbol=m.symbol,
+                    path=m.path,
+                    change="removed" if m.change == "removed" else "changed",
+                    uses=[UseSite(path=u.path, line=u.line) for u in m.uses],
+                    calls=m.call_sites,
+                )
                 for m in self.may_break
             ],
-            "imports": [
-                {
-                    "path": i.path,
-                    "line": i.line,
-                    "source": i.source,
-                    "name": i.name,
-                    "reason": i.reason,
-                }
+            imports=[
+                ImportFinding(
+                    path=i.path, line=i.line, source=i.source, name=i.name, reason=i.reason
+                )
                 for i in self.imports
             ],
-        }
+            lines=self.lines(),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.report().model_dump(mode="json", by_alias=True)
 
 
 def before_asts(store: Store, changes: Sequence[FileChange]) -> dict[str, FileAST | None]:
