@@ -25,9 +25,9 @@ def failures_told(model: ScriptedModel) -> list[str]:
     for body in model.bodies:
         for message in body.get("messages", []):
             content = str(message.get("content") or "")
-            if message.get("role") == "user" and "checks after your edits failed" in content:
-                if content not in seen:
-                    seen.append(content)
+            told = message.get("role") == "user" and "checks after your edits failed" in content
+            if told and content not in seen:
+                seen.append(content)
     return seen
 
 
