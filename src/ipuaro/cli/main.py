@@ -54,6 +54,11 @@ COMMANDS: dict[str, CommandSpec] = {
     "sessions": CommandSpec(
         "ipuaro.cli.sessions_cmd:command", "List, show, export or delete sessions.", "the agent"
     ),
+    "diff": CommandSpec(
+        "ipuaro.cli.diff_cmd:command",
+        "The changes ipuaro made in a session as one diff.",
+        "the agent",
+    ),
     "memory": CommandSpec(
         "ipuaro.cli.memory_cmd:command",
         "Show or change what ipuaro remembers (preferences).",
