@@ -247,32 +247,25 @@ def _last_code_line(lines: list[str], row: int) -> int:
 def _broken_imports(
     store: Store, path: str, before: FileAST | None, after: FileAST
 ) -> list[BrokenImport]:
-    """Imports of ``after`` that do not resolve and did not fail the same way before."""
+    """Imports the change added or rewrote that do not resolve. An import line the change left
+    as it was is not looked at: editing this file cannot break it (a change to the file it
+    imports is that file's own check: its removed names and their uses)."""
     old = before.imports if before is not None else []
-    was_broken = {(i.from_, i.name) for i in old if i.unresolved}
-    was_broken |= {(i.from_, i.name) for i, _ in _missing_names(store, before)}
-    had = {(i.from_, i.name) for i in old}
-    internal = {_family(i.from_) for i in old if i.resolved is not None}
+    had = {(i.from_, i.name, i.imported) for i in old}
+    internal = {_family(i.from_) for i in old if i.resolved is not None} - {""}
+    added = [i for i in after.imports if (i.from_, i.name, i.imported) not in had]
     found: list[BrokenImport] = []
-    for imported in after.imports:
-        key = (imported.from_, imported.name)
-        if key in was_broken:
-            continue
-        lost = (
-            imported.resolved is None
-            and key not in had
-            and _family(imported.from_) in internal - {""}
-        )
+    for imported in added:
+        lost = imported.resolved is None and _family(imported.from_) in internal
         if imported.unresolved or lost:
-            # ``lost``: a new import beside project imports of the same package prefix that
-            # matches no project file (Go module paths, Java packages read as external)
+            # ``lost``: beside project imports of the same package prefix, it matches no
+            # project file (Go module paths and Java packages are read as external)
             reason = "does not resolve: no project file matches that module"
             found.append(BrokenImport(path, imported.line, imported.from_, imported.name, reason))
-    for imported, target in _missing_names(store, after):
-        if (imported.from_, imported.name) not in was_broken:
-            name = imported.imported or imported.name
-            reason = f"does not resolve: {target} does not define it"
-            found.append(BrokenImport(path, imported.line, imported.from_, name, reason))
+    for imported, target in _missing_names(store, after.language, added):
+        name = imported.imported or imported.name
+        reason = f"does not resolve: {target} does not define it"
+        found.append(BrokenImport(path, imported.line, imported.from_, name, reason))
     return sorted(found, key=lambda item: item.line)
 
 
@@ -284,18 +277,18 @@ def _family(specifier: str) -> str:
     return ""
 
 
-def _missing_names(store: Store, ast: FileAST | None) -> Iterator[tuple[ImportInfo, str]]:
+def _missing_names(
+    store: Store, language: str | None, imports: list[ImportInfo]
+) -> Iterator[tuple[ImportInfo, str]]:
     """Named imports whose project module does not define the name: Python ``from M import
     x`` and Rust ``use crate::m::x``."""
-    if ast is None:
-        return
-    for imported in ast.imports:
+    for imported in imports:
         target = imported.resolved
         if target is None or target.endswith("__init__.py") or target.endswith("mod.rs"):
             continue  # a package: the name may be a submodule
-        if ast.language == "python":
+        if language == "python":
             name = imported.imported
-        elif ast.language == "rust" and "::" in imported.from_:
+        elif language == "rust" and "::" in imported.from_:
             name = imported.name
             if name == PurePosixPath(target).stem:
                 continue  # `use crate::price;` imports the module itself
