@@ -168,9 +168,13 @@ def check_edit(
         if change.new_text is not None:
             after = _current_ast(store, change.path, change.new_text)
         old = before.get(change.path)
+        broken: list[SyntaxProblem] = []
         if after is not None and change.new_text is not None and after.parse_error:
-            check.syntax += new_syntax_errors(change.path, change.old_text, change.new_text)
-        if old is not None:
+            broken = new_syntax_errors(change.path, change.old_text, change.new_text)
+            check.syntax += broken
+        if old is not None and not broken:
+            # With a new syntax error the parser loses the definitions around it: they would
+            # all read as removed. The callers are checked by the edit that fixes the syntax.
             check.may_break += file_impact(store, change.path, old, after, touched)
         if after is not None:
             check.imports += _broken_imports(store, change.path, old, after)

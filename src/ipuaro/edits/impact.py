@@ -120,23 +120,34 @@ def file_impact(
 ) -> list[MayBreak]:
     """Symbols of ``path`` the change removed or changed that files outside ``touched`` use."""
     found: list[MayBreak] = []
+    naming: dict[str, set[str]] = {}
     for name, kind in changed_symbols(before, after):
-        item = uses_of(store, path, name, kind, touched)
+        item = uses_of(store, path, name, kind, touched, naming)
         if item.uses:
             found.append(item)
     return found
 
 
-def uses_of(store: Store, path: str, name: str, kind: str, touched: Collection[str]) -> MayBreak:
+def uses_of(
+    store: Store,
+    path: str,
+    name: str,
+    kind: str,
+    touched: Collection[str],
+    naming: dict[str, set[str]] | None = None,
+) -> MayBreak:
     """References to ``name`` (defined in ``path``) from files that can mean it and that the
-    change leaves alone."""
+    change leaves alone. ``naming``: the files naming each class, kept across calls (one lookup
+    for all the methods of a class)."""
     short = name.split(".")[-1]
     meta = store.get_meta(path)
     importers = set(meta.dependents) if meta is not None else set()
     if "." in name:
         owner = name.split(".")[0]
-        naming_class = {r.path for r in store.find_references(owner)}
-        candidates = importers | naming_class
+        naming = {} if naming is None else naming
+        if owner not in naming:
+            naming[owner] = {r.path for r in store.find_references(owner)}
+        candidates = importers | naming[owner]
     else:
         candidates = importers
     candidates -= {*touched, path}
