@@ -7,8 +7,10 @@ Usage::
 Copies the corpus into ``--work`` (or a temporary folder), indexes the copy once into a real
 SQLite store, then applies the same edits through the real edit engine (validation, undo entry,
 atomic write, re-index) N times with the after-edit check and N times without it (the engine's
-check steps replaced by no-ops), each edit undone by the next one. Prints, per edit, the median
-time of an applied edit with and without the check and the difference; the target is < 50 ms.
+check steps replaced by no-ops, alternating), each edit undone by the next one. Prints, per
+edit, the median time of an applied edit with and without the check, and the median time of
+the check's own two steps (the old text's summary before the write, the check after the
+re-index) — the cost it adds, free of the machine's load drift; the target is < 50 ms.
 
 The edits: a signature change of a function used across the project (``get_object_or_404``
 in django/shortcuts.py), a replace that breaks the syntax of a large module
@@ -51,21 +53,66 @@ EDITS = [
 ]
 
 
-async def timed_edits(ctx: Any, path: str, old: str, new: str, runs: int) -> list[float]:
+class CheckTimer:
+    """Wraps the engine's two check steps and times them (what the check adds to an edit)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.before, self.check = engine._before, engine._check
+        self.spent = 0.0
+        self.on = True
+
+    def install(self) -> None:
+        timer = self
+
+        def before(engine: Any, changes: Any) -> Any:
+            if not timer.on:
+                return {}
+            started = time.perf_counter()
+            try:
+                return timer.before(engine, changes)
+            finally:
+                timer.spent += time.perf_counter() - started
+
+        def check(engine: Any, changes: Any, old: Any) -> Any:
+            if not timer.on:
+                return None
+            started = time.perf_counter()
+            try:
+                return timer.check(engine, changes, old)
+            finally:
+                timer.spent += time.perf_counter() - started
+
+        self.engine._before, self.engine._check = before, check
+
+
+async def timed_edits(
+    ctx: Any, timer: CheckTimer, path: str, old: str, new: str, runs: int
+) -> tuple[list[float], list[float], list[float]]:
+    """(edit times with the check, without it, the check's own time); the two kinds of edit
+    alternate so a change in machine load touches both alike."""
     from ipuaro.domain.edits import FileChange
     from ipuaro.edits.engine import EditEngine
 
-    times: list[float] = []
+    with_check: list[float] = []
+    without: list[float] = []
+    own: list[float] = []
     text = (ctx.root / path).read_text()
     changed = text.replace(old, new, 1)
     assert changed != text, f"{old!r} is not in {path}"
     for _ in range(runs):
-        for before, after in ((text, changed), (changed, text)):
-            started = time.perf_counter()
-            result = await EditEngine(ctx).apply([FileChange(path, before, after)], "bench")
-            times.append(time.perf_counter() - started)
-            assert result.applied, result.message
-    return times
+        for on in (True, False):
+            timer.on = on
+            for before, after in ((text, changed), (changed, text)):
+                timer.spent = 0.0
+                started = time.perf_counter()
+                result = await EditEngine(ctx).apply([FileChange(path, before, after)], "bench")
+                spent = time.perf_counter() - started
+                assert result.applied, result.message
+                (with_check if on else without).append(spent)
+                if on:
+                    own.append(timer.spent)
+    return with_check, without, own
 
 
 def main() -> None:
@@ -98,16 +145,15 @@ def main() -> None:
     ctx = build_context(
         root, config, store, indexer.update_paths, session_id="bench", auto_apply=True
     )
-    checked_before, checked_after = EditEngine._before, EditEngine._check
-    print(f"{'edit':40} {'with check':>12} {'without':>10} {'added':>9}")
+    timer = CheckTimer(EditEngine)
+    timer.install()
+    print(f"{'edit':40} {'with check':>12} {'without':>10} {'the check itself':>18}")
     for label, path, old, new in EDITS:
-        EditEngine._before, EditEngine._check = checked_before, checked_after  # type: ignore[method-assign]
-        with_check = asyncio.run(timed_edits(ctx, path, old, new, options.runs))
-        EditEngine._before = lambda self, changes: {}  # type: ignore[method-assign,assignment]
-        EditEngine._check = lambda self, changes, before: None  # type: ignore[method-assign,assignment]
-        without = asyncio.run(timed_edits(ctx, path, old, new, options.runs))
-        a, b = statistics.median(with_check) * 1000, statistics.median(without) * 1000
-        print(f"{label:40} {a:9.1f} ms {b:7.1f} ms {a - b:6.1f} ms")
+        with_check, without, own = asyncio.run(
+            timed_edits(ctx, timer, path, old, new, options.runs)
+        )
+        a, b, c = (statistics.median(x) * 1000 for x in (with_check, without, own))
+        print(f"{label:40} {a:9.1f} ms {b:7.1f} ms {c:15.1f} ms")
     store.close()
 
 
