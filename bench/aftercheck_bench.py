@@ -74,12 +74,12 @@ class CheckTimer:
             finally:
                 timer.spent += time.perf_counter() - started
 
-        def check(engine: Any, changes: Any, old: Any) -> Any:
+        def check(engine: Any, changes: Any, old: Any, **options: Any) -> Any:
             if not timer.on:
                 return None
             started = time.perf_counter()
             try:
-                return timer.check(engine, changes, old)
+                return timer.check(engine, changes, old, **options)
             finally:
                 timer.spent += time.perf_counter() - started
 

@@ -154,9 +154,15 @@ def before_asts(store: Store, changes: Sequence[FileChange]) -> dict[str, FileAS
 
 
 def check_edit(
-    store: Store, changes: Sequence[FileChange], before: dict[str, FileAST | None]
+    store: Store,
+    changes: Sequence[FileChange],
+    before: dict[str, FileAST | None],
+    *,
+    indexed: bool = False,
 ) -> EditCheck:
-    """What the applied ``changes`` broke; call after the index was updated with them."""
+    """What the applied ``changes`` broke; call after the index was updated with them
+    (``indexed``: the re-index of exactly these texts succeeded, so the index's summaries are
+    taken without comparing hashes)."""
     from ipuaro.index.parsers import language_for
 
     check = EditCheck()
@@ -166,7 +172,8 @@ def check_edit(
             continue
         after = None
         if change.new_text is not None:
-            after = _current_ast(store, change.path, change.new_text)
+            after = store.get_ast(change.path) if indexed else None
+            after = after or _current_ast(store, change.path, change.new_text)
         old = before.get(change.path)
         broken: list[SyntaxProblem] = []
         if after is not None and change.new_text is not None and after.parse_error:

@@ -244,7 +244,7 @@ class EditEngine:
         store.clear_undo(session, "redo")
         note = self._reindex(writes)
         self._remember_reads(writes)
-        check = self._check(changes, before)
+        check = self._check(changes, before, indexed=not note)
         regions = "\n\n".join(changed_region(c.path, c.old_text, c.new_text) for c in changes)
         checked = check.message() if check is not None else ""
         notes = "\n".join(n for n in (checked, note, settle_note) if n)
@@ -260,13 +260,13 @@ class EditEngine:
             return {}
 
     def _check(
-        self, changes: list[FileChange], before: dict[str, FileAST | None]
+        self, changes: list[FileChange], before: dict[str, FileAST | None], *, indexed: bool
     ) -> EditCheck | None:
         """The after-edit check; it informs and never undoes a write that happened."""
         from ipuaro.edits.aftercheck import check_edit
 
         try:
-            return check_edit(self.ctx.store, changes, before)
+            return check_edit(self.ctx.store, changes, before, indexed=indexed)
         except (StoreError, OSError, ValueError):
             return None
 
