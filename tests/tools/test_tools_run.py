@@ -89,7 +89,7 @@ def test_detection_table(project: Project) -> None:
     paths = sorted(project.store.file_hashes())
     # both sides have tests: both run (pytest first), each alone when a target names it
     assert [p.command for p in detect_all(project.root, paths)] == [
-        "python3 -m pytest -q",
+        "python3 -m pytest -q -p no:cacheprovider",
         "npm test",
     ]
     plan = detect_tests(project.root, paths, "test/math.test.js", "add")

@@ -116,7 +116,9 @@ def python_plan(
     executable = str(python.relative_to(root)) if python.is_file() else "python3"
     quoted = f" {shlex.quote(target)}" if target else ""
     named = f" -k {shlex.quote(name_filter)}" if name_filter else ""
-    return TestPlan("pytest", f"{executable} -m pytest -q{quoted}{named}", has_tests)
+    # no .pytest_cache left in the project by a run the user did not type
+    command = f"{executable} -m pytest -q -p no:cacheprovider{quoted}{named}"
+    return TestPlan("pytest", command, has_tests)
 
 
 def go_plan(
