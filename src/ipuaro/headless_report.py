@@ -82,6 +82,8 @@ class RunReport:
     plan_schema: dict[str, Any] | None = None
     planning: bool = False
     """A ``--plan`` run: the result has ``plan`` (null when no valid plan came)."""
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    """What applied edits broke (the after-edit check, ``EditCheckReport``), in call order."""
 
 
 class Printer:
@@ -181,6 +183,7 @@ def result_payload(
         "refusalCount": len(report.refusals),
         "refusals": report.refusals,
         "toolErrors": report.tool_errors,
+        "checks": report.checks,
         **({"plan": report.plan, "planSchema": report.plan_schema} if report.planning else {}),
     }
 
@@ -209,6 +212,11 @@ def refusal_watcher(report: RunReport) -> Callable[[Event], None]:
             report.plan = event.document
             report.plan_schema = {"version": event.schema_version, "hash": event.schema_hash}
             return
+        if isinstance(event, ToolCallEnd) and event.result.check is not None:
+            report.checks.append(
+                {"callId": event.call.id, "tool": event.call.name}
+                | event.result.check.model_dump(mode="json", by_alias=True)
+            )
         if not isinstance(event, ToolCallEnd) or event.result.success:
             return
         message = (event.result.error or "").strip().splitlines()[0] if event.result.error else ""

@@ -215,3 +215,20 @@ async def test_at_end_of_input_open_requests_are_answered_before_the_end() -> No
     assert told == ["eof"] and not end.done()  # the prompt is still being answered
     await transport.send({"jsonrpc": "2.0", "id": "p", "result": {"stopReason": "cancelled"}})
     assert await asyncio.wait_for(end, 1) is None
+
+
+def test_a_finished_edit_shows_the_after_edit_check_under_its_diff() -> None:
+    from ipuaro.domain.checks import EditCheckReport, SyntaxFinding
+
+    line = "new syntax error at a.py:2:5: syntax error: return (x"
+    check = EditCheckReport(
+        syntax=[SyntaxFinding(path="a.py", line=2, column=5, kind="error", excerpt="return (x")],
+        lines=[line],
+    )
+    result = ToolResult(
+        call_id="c", success=True, diff="--- a.py\n+++ a.py\n", changed_paths=["a.py"], check=check
+    )
+    update = tool_ended("9:c", result, ROOT)
+    assert update.content is not None and len(update.content) == 2
+    assert "```diff" in update.content[0].content.text  # type: ignore[union-attr]
+    assert f"- {line}" in update.content[1].content.text  # type: ignore[union-attr]

@@ -170,6 +170,77 @@ def test_auto_apply_edits_and_lists_the_change(
     assert CHANGED in (project / "shop" / "pricing.py").read_text(encoding="utf-8")
 
 
+def test_json_result_carries_what_an_applied_edit_broke(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """The after-edit check as a typed field: a signature change with a caller in another file
+    left as it was; the run is not blocked (exit 0) and the model read the same finding."""
+    model_server.responder = ScriptedModel(
+        [
+            call(
+                "replace",
+                path="shop/pricing.py",
+                old="def tax(amount: int, rate_percent: int = 20) -> int:",
+                new="def tax(amount: int, rate_percent: int, region: str) -> int:",
+            ),
+            ScriptedReply(text="Done."),
+        ]
+    )
+    done = run_here(
+        project,
+        run_env(tmp_path, model_server),
+        "-p",
+        "tax by region",
+        "--output",
+        "json",
+        "--auto-apply",
+    )
+    assert done.returncode == 0, done.stderr
+    (check,) = json.loads(done.stdout)["checks"]
+    assert check["tool"] == "replace" and check["syntax"] == [] and check["imports"] == []
+    (item,) = check["mayBreak"]
+    assert (item["symbol"], item["change"]) == ("tax", "changed")
+    assert {"path": "shop/cart.py", "line": 38} in item["uses"]
+    told = tool_outputs(model_server.chat_requests()[-1])[-1]
+    assert "may break: `tax` (signature changed in shop/pricing.py)" in told
+
+
+def test_ipuaro_diff_shows_what_the_last_run_changed(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    diff = ["diff", "--project", str(project)]
+    empty = run_cli(env, *diff)
+    assert empty.returncode == 1 and "no session yet" in empty.stderr
+    model_server.responder = ScriptedModel(
+        [
+            call("replace", path="shop/pricing.py", old=ORIGINAL, new=CHANGED),
+            ScriptedReply(text="Done."),
+        ]
+    )
+    done = run_here(project, env, "-p", "comment the rounding", "--auto-apply")
+    assert done.returncode == 0, done.stderr
+    shown = run_cli(env, *diff)
+    assert shown.returncode == 0, shown.stderr
+    assert f"-{ORIGINAL}\n+{CHANGED}\n" in shown.stdout
+    assert "--- a/shop/pricing.py\n+++ b/shop/pricing.py" in shown.stdout
+    as_json = json.loads(run_cli(env, *diff, "1", "--json").stdout)
+    assert as_json["diff"].startswith("--- a/shop/pricing.py")
+    bad = run_cli(env, *diff, "--session", "nope")
+    assert bad.returncode == 1 and "nope" in bad.stderr
+
+
+def run_cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    from click.testing import CliRunner
+
+    from ipuaro.cli.main import cli
+
+    overlay: dict[str, str | None] = {k: None for k in os.environ if k.startswith("IPUARO_")}
+    overlay.update(env)
+    result = CliRunner().invoke(cli, list(args), env=overlay, catch_exceptions=False)
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def test_max_turns_is_a_limit_with_exit_4(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:

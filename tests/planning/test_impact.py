@@ -183,3 +183,39 @@ def test_preview_for_showing_with_the_plan(shop: Project) -> None:
     assert line.startswith("ERR_UPDATE_WITHOUT_BASE: action 1 (UPDATE_FILE src/pricing.ts)")
     assert preview(record(summary="NO_CHANGES: fine"), shop.paths, shop.store) == []
     assert (shop.root / "src/pricing.ts").read_text() == SHOP["src/pricing.ts"]
+
+
+def test_an_applied_plan_gets_the_after_edit_check_too(shop: Project) -> None:
+    """Plan mode warns before the write (the risks) and, like every edit, reads what the applied
+    change broke after it: the callers a rename left behind, then a brace a plan dropped."""
+    from ipuaro.config.schema import Config
+    from ipuaro.index.indexer import Indexer
+    from ipuaro.planning.apply import commit
+
+    indexer = Indexer(shop.root, Config(), shop.store)
+    text = (shop.root / "src/pricing.ts").read_text()
+    renamed = text.replace("function applyDiscount", "function applyRebate")
+    plan = record(
+        [Action("UPDATE_FILE", "src/pricing.ts", renamed)], read=shop.read("src/pricing.ts")
+    )
+    committed = commit(
+        prepare(plan, shop.paths, shop.store), shop.store, "s1", indexer.update_paths, 50, "p1"
+    )
+    assert committed.ok and committed.check is not None
+    (item,) = committed.check.may_break
+    assert item.symbol == "applyDiscount"
+    assert {u.path for u in item.uses} == {"src/cart.ts", "src/checkout.ts"}
+    assert "may break: `applyDiscount` (removed from src/pricing.ts)" in committed.reindex_note
+
+    broken = renamed.replace(
+        "  close(): number { return 0; }\n}\n", "  close(): number { return 0; }\n"
+    )
+    plan = record(
+        [Action("UPDATE_FILE", "src/pricing.ts", broken)], read=shop.read("src/pricing.ts")
+    )
+    committed = commit(
+        prepare(plan, shop.paths, shop.store), shop.store, "s1", indexer.update_paths, 50, "p2"
+    )
+    assert committed.ok and committed.check is not None
+    assert [(p.line, p.kind) for p in committed.check.syntax] == [(7, "missing")]
+    assert "new syntax error at src/pricing.ts:7:" in committed.reindex_note

@@ -6,7 +6,7 @@ import json
 import sys
 
 from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
-from ipuaro.tools.builtin.run_tests import detect_tests
+from ipuaro.tools.builtin.run_tests import detect_all, detect_tests
 
 from .conftest import Project
 
@@ -52,10 +52,18 @@ async def test_failing_command_output_and_cap(project: Project) -> None:
     assert "1\n2\n3" in big.data and "20000" in big.data  # head and tail kept
 
 
-async def test_run_tests_detects_node_test_via_npm(project: Project) -> None:
+async def test_run_tests_runs_every_runner_that_has_tests(project: Project) -> None:
+    """A TS/JS + Python project with tests on both sides: both runners run, each with the
+    counts read from its own summary line."""
     result = await project.ok("run_tests")
-    assert project.data(result)["runner"] == "npm test"
-    assert "tests passed" in result.data and "pass 2" in result.data
+    runs = project.data(result)["runs"]
+    assert [(r["runner"], r["verdict"]) for r in runs] == [
+        ("pytest", "passed"),
+        ("npm test", "passed"),
+    ]
+    assert [(r["passed"], r["failed"]) for r in runs] == [(2, 0), (2, 0)]
+    assert "tests passed (2 passed, 0 failed) — runner: npm test" in result.data
+    assert "pass 2" in result.data
 
 
 async def test_run_tests_prefers_the_project_setting(project: Project) -> None:
@@ -79,7 +87,11 @@ async def test_run_tests_reports_failures(project: Project) -> None:
 
 def test_detection_table(project: Project) -> None:
     paths = sorted(project.store.file_hashes())
-    assert detect_tests(project.root, paths).command == "npm test"  # type: ignore[union-attr]
+    # both sides have tests: both run (pytest first), each alone when a target names it
+    assert [p.command for p in detect_all(project.root, paths)] == [
+        "python3 -m pytest -q -p no:cacheprovider",
+        "npm test",
+    ]
     plan = detect_tests(project.root, paths, "test/math.test.js", "add")
     assert (
         plan is not None and plan.command == "node --test --test-name-pattern=add test/math.test.js"

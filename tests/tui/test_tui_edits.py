@@ -248,3 +248,27 @@ async def test_typing_user_keeps_the_focus_and_esc_reaches_the_diff(
         await pilot.press("y")
         await settle(pilot)
     assert 'throw new AuthError("bad")' in login(project)
+
+
+async def test_an_edit_that_breaks_the_syntax_shows_the_check_under_it(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    """The after-edit check: the applied edit drops a closing brace; the chat shows the warning
+    with the line under the edit, and the model read the same finding in the tool result."""
+    broken = (
+        "replace",
+        {"path": "src/auth/login.ts", "old": "  return isValid;\n}", "new": "  return isValid;"},
+    )
+    play(stub, reply("", broken), echo_last_tool)
+    app = make_app(options=LaunchOptions(new_session=True, auto_apply=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "tidy validateToken")
+        await until(pilot, lambda: "tool said:" in chat_text(app))
+        shown = chat_text(app)
+        assert "check after the edit:" in shown
+        assert "- new syntax error at src/auth/login.ts:14:" in shown
+        assert (
+            "new syntax error at src/auth/login.ts:14:"
+            in tool_outputs(stub.chat_requests()[-1])[-1]
+        )

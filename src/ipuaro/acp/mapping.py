@@ -142,6 +142,9 @@ def tool_ended(
         content.append(tool_content(text_block(fenced(result.data))))
     elif not result.success:
         content.append(tool_content(text_block(result.error or "failed")))
+    if result.check is not None and result.check.lines:  # the after-edit check, under the diff
+        warning = "\n".join(f"- {line}" for line in result.check.lines)
+        content.append(tool_content(text_block(f"**check after the edit:**\n{warning}")))
     found = [ToolCallLocation(path=str(absolute(root, p))) for p in result.changed_paths]
     return update_tool_call(acp_id, status=status, content=content or None, locations=found or None)
 

@@ -56,6 +56,11 @@ COMMANDS: dict[str, CommandSpec] = {
         "List, show, delete, export or import sessions.",
         "the agent",
     ),
+    "diff": CommandSpec(
+        "ipuaro.cli.diff_cmd:command",
+        "The changes ipuaro made in a session as one diff.",
+        "the agent",
+    ),
     "memory": CommandSpec(
         "ipuaro.cli.memory_cmd:command",
         "Show or change what ipuaro remembers (preferences).",

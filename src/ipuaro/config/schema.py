@@ -167,6 +167,14 @@ class UndoConfig(Section):
     """How many applied changes can be undone."""
 
 
+class VerifyConfig(Section):
+    after_edits: Literal["off", "lint", "test", "both"] = "off"
+    """After the model's last edit of a turn, run the remembered lint and/or test command
+    (project.default_lint_command, project.default_test_command); failures go back to it."""
+    max_fix_rounds: int = Field(2, ge=0, le=10)
+    """How many times failing checks go back to the model in one request."""
+
+
 class EditConfig(Section):
     always_confirm: bool = True
     """Ask before every edit unless auto-apply is on."""
@@ -423,6 +431,7 @@ class Config(Section):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     undo: UndoConfig = Field(default_factory=UndoConfig)
     edit: EditConfig = Field(default_factory=EditConfig)
+    verify: VerifyConfig = Field(default_factory=VerifyConfig)
     display: DisplayConfig = Field(default_factory=DisplayConfig)
     autocomplete: AutocompleteConfig = Field(default_factory=AutocompleteConfig)
     input: InputConfig = Field(default_factory=InputConfig)

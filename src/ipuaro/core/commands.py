@@ -251,6 +251,40 @@ register(
 )
 
 
+async def _verify(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.verifying import verify_command
+
+    return await verify_command(workspace, args)
+
+
+async def _diff(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.verifying import diff_command
+
+    return await diff_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "verify",
+        "/verify [lint | test | both]",
+        "run the remembered lint and test commands now",
+        max_args=1,
+        choices=("lint", "test", "both"),
+        operation=_verify,
+    )
+)
+register(
+    CommandSpec(
+        "diff",
+        "/diff [N]",
+        "the changes ipuaro made this session (or in its last N undo steps) as one diff",
+        max_args=1,
+        operation=_diff,
+        while_busy=True,
+    )
+)
+
+
 def help_rows(
     table: CommandTable | None = None,
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

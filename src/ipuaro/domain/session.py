@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ipuaro.domain.base import DomainModel
+from ipuaro.domain.checks import EditCheckReport
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -30,6 +31,8 @@ class ToolResult(DomainModel):
     """Project paths this call wrote (an applied edit)."""
     truncated: bool = False
     """What the model read of the result was cut to the tool-result budget."""
+    check: EditCheckReport | None = None
+    """What the applied edit broke (syntax, callers, imports); None when clean or no edit."""
     details: dict[str, Any] | None = None
     """Extra structured output for programs (``ipuaro tool`` JSON: data, a tree, a conflict);
     never sent to the model, never read for the fields above."""

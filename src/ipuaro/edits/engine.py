@@ -31,6 +31,8 @@ from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.domain.files import FileAST
+    from ipuaro.edits.aftercheck import EditCheck
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
 
@@ -64,6 +66,8 @@ class EditResult:
     """The user or a rule said no (as opposed to a failure)."""
     stale: list[str] = field(default_factory=list)
     """Paths whose content changed on disk after the change was computed."""
+    check: EditCheck | None = None
+    """What the applied change broke (syntax, callers, imports); None when not applied."""
 
 
 # Front-ends add their own flag to this (`ipuaro run --auto-apply`, `ipuaro tool --yes`); the
@@ -224,6 +228,7 @@ class EditEngine:
         for entry in entries:
             store.push_undo(session, entry, max(limit, len(entries)), "undo")
         ids = [entry.id for entry in entries]
+        before = self._before(changes)
         try:
             write_all(writes)
         except TransactionFailed as error:
@@ -237,10 +242,31 @@ class EditEngine:
         store.clear_undo(session, "redo")
         note = self._reindex(writes)
         self._remember_reads(writes)
+        check = self._check(changes, before, indexed=not note)
         regions = "\n\n".join(changed_region(c.path, c.old_text, c.new_text) for c in changes)
-        notes = "\n".join(n for n in (note, settle_note) if n)
+        checked = check.message() if check is not None else ""
+        notes = "\n".join(n for n in (checked, note, settle_note) if n)
         message = f"applied: {description}\n{regions}" + (f"\n{notes}" if notes else "")
-        return EditResult(True, message, changes, diff, group=group)
+        return EditResult(True, message, changes, diff, group=group, check=check)
+
+    def _before(self, changes: list[FileChange]) -> dict[str, FileAST | None]:
+        from ipuaro.edits.aftercheck import before_asts
+
+        try:
+            return before_asts(self.ctx.store, changes)
+        except (StoreError, OSError, ValueError):
+            return {}
+
+    def _check(
+        self, changes: list[FileChange], before: dict[str, FileAST | None], *, indexed: bool
+    ) -> EditCheck | None:
+        """The after-edit check; it informs and never undoes a write that happened."""
+        from ipuaro.edits.aftercheck import check_edit
+
+        try:
+            return check_edit(self.ctx.store, changes, before, indexed=indexed)
+        except (StoreError, OSError, ValueError):
+            return None
 
     def _reindex(self, writes: list[FileWrite]) -> str:
         changed = [w.rel for w in writes if w.text is not None]

@@ -48,7 +48,9 @@ from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
     from ipuaro.domain.edits import Reindex
+    from ipuaro.domain.files import FileAST
     from ipuaro.domain.plan import Action, PlanRecord
+    from ipuaro.edits.aftercheck import EditCheck
     from ipuaro.planning.impact import ImpactReport
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
@@ -262,6 +264,9 @@ class Committed:
     message: str
     group: str | None = None
     reindex_note: str = ""
+    """Read after the write: a re-index failure and the after-edit check's findings."""
+    check: EditCheck | None = None
+    """What the applied change broke (``edits.aftercheck``, the check every edit gets)."""
 
 
 def commit(
@@ -316,6 +321,7 @@ def commit(
     for folder in prepared.dirs_removed:
         entry(folder, [], None, is_dir=True)
     ids = [item.id for item in entries]
+    before = _before_asts(store, prepared.changes)
     try:
         store.set_config("applying", {"session": session_id, "group": group})
         for item in entries:
@@ -345,7 +351,31 @@ def commit(
         reindex(changed, deleted)
     except Exception as error:  # the files stand; the watcher or the next index catches up
         note = f"(the files were written but re-indexing failed: {error})"
-    return Committed(True, "applied", group, " ".join(n for n in (note, settle_note) if n))
+    check = _after_check(store, prepared.changes, before)
+    checked = check.message() if check is not None else ""
+    notes = "\n".join(n for n in (" ".join(n for n in (note, settle_note) if n), checked) if n)
+    return Committed(True, "applied", group, notes, check)
+
+
+def _before_asts(store: Store, changes: list[FileChange]) -> dict[str, FileAST | None]:
+    from ipuaro.edits.aftercheck import before_asts
+
+    try:
+        return before_asts(store, changes)
+    except (StoreError, OSError, ValueError):
+        return {}
+
+
+def _after_check(
+    store: Store, changes: list[FileChange], before: dict[str, FileAST | None]
+) -> EditCheck | None:
+    """The check every applied edit gets; it informs and never undoes the write."""
+    from ipuaro.edits.aftercheck import check_edit
+
+    try:
+        return check_edit(store, changes, before)
+    except (StoreError, OSError, ValueError):
+        return None
 
 
 def _read_text(root: Path, rel: str) -> str | None:

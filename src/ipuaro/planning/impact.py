@@ -23,65 +23,28 @@ import builtins
 import keyword
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
+
+from ipuaro.edits.impact import (
+    MayBreak,
+    Signature,
+    changed_symbols,
+    parse_ast,
+    signatures,
+    uses_of,
+)
 
 if TYPE_CHECKING:
     from ipuaro.domain.edits import FileChange
-    from ipuaro.domain.files import FileAST
-    from ipuaro.domain.indexes import Reference
     from ipuaro.domain.plan import Plan
     from ipuaro.store.protocol import Store
 
-MAX_SHOWN_USES = 6
 _CITED = re.compile(r"`([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:\([^`]*\))?`")
 _BARE_CALL = re.compile(r"(?<![\w.`/-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\(\)")
 _COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | {"self", "this", "cls"}
 
-
-@dataclass(frozen=True)
-class Signature:
-    name: str
-    """``f`` for a function or class, ``Class.method`` for a method."""
-    kind: str
-    shape: tuple[object, ...]
-    """What a caller depends on: parameters, return type, async, static."""
-
-
-@dataclass(frozen=True)
-class MayBreak:
-    symbol: str
-    path: str
-    change: str
-    """``removed`` (gone or renamed) or ``changed`` (signature)."""
-    uses: tuple[Reference, ...]
-    call_sites: int
-    still_used_in_plan: tuple[str, ...] = ()
-    """Files the plan rewrites whose new text still uses the removed name."""
-
-    def line(self) -> str:
-        files = sorted({use.path for use in self.uses})
-        what = "removed from" if self.change == "removed" else "signature changed in"
-        uses = f"{len(self.uses)} use{'s' if len(self.uses) != 1 else ''}"
-        if self.call_sites:
-            uses += f" ({self.call_sites} call{'s' if self.call_sites != 1 else ''})"
-        shown = ", ".join(f"{u.path}:{u.line}" for u in self.uses[:MAX_SHOWN_USES])
-        more = (
-            f" and {len(self.uses) - MAX_SHOWN_USES} more"
-            if len(self.uses) > MAX_SHOWN_USES
-            else ""
-        )
-        text = f"may break: `{self.symbol}` ({what} {self.path})"
-        if self.uses:
-            text += (
-                f" — {uses} in {len(files)} file{'s' if len(files) != 1 else ''} not "
-                f"updated: {shown}{more}"
-            )
-        if self.still_used_in_plan:
-            text += ("; " if self.uses else " — ") + (
-                "still used in the plan's new text of " + ", ".join(self.still_used_in_plan)
-            )
-        return text
+__all__ = ["ImpactReport", "MayBreak", "Signature", "check_impact", "signatures"]
 
 
 @dataclass
@@ -98,33 +61,6 @@ class ImpactReport:
             for name in self.unknown_symbols
         ]
         return lines
-
-
-def signatures(ast: FileAST) -> dict[str, Signature]:
-    found: dict[str, Signature] = {}
-    shape: tuple[object, ...]
-    for function in ast.functions:
-        shape = (tuple(function.params), function.return_type, function.is_async)
-        found[function.name] = Signature(function.name, "function", shape)
-    for klass in ast.classes:
-        found[klass.name] = Signature(klass.name, "class", ())
-        for method in klass.methods:
-            if method.kind == "constructor":
-                shape = (tuple(method.params),)
-                found[f"{klass.name}.{method.name}"] = Signature(klass.name, "constructor", shape)
-                continue
-            shape = (tuple(method.params), method.return_type, method.is_async, method.is_static)
-            qualified = f"{klass.name}.{method.name}"
-            found[qualified] = Signature(qualified, "method", shape)
-    return found
-
-
-def _parse(path: str, text: str | None) -> FileAST | None:
-    from ipuaro.index.parsers import language_for, parse_source
-
-    if text is None or language_for(path) is None:
-        return None
-    return parse_source(path, text).ast
 
 
 def _names_in(path: str, text: str) -> set[str]:
@@ -145,27 +81,19 @@ def check_impact(store: Store, changes: Sequence[FileChange], plan: Plan | None)
     for change in changes:
         if change.new_text is None:
             continue
-        new_ast = _parse(change.path, change.new_text)
+        new_ast = parse_ast(change.path, change.new_text)
         if new_ast is not None:
             defined_by_plan |= {name.split(".")[-1] for name in signatures(new_ast)}
             defined_by_plan |= {name for name in signatures(new_ast) if "." in name}
     for change in changes:
         if change.old_text is None:
             continue
-        old_ast = _parse(change.path, change.old_text)
+        old_ast = parse_ast(change.path, change.old_text)
         if old_ast is None:
             continue
-        before = signatures(old_ast)
-        new_ast = _parse(change.path, change.new_text)
-        after = signatures(new_ast) if new_ast is not None else {}
-        for name, signature in before.items():
-            if signature.kind == "constructor":
-                continue
-            now = after.get(name)
-            if now is not None and now.shape == signature.shape:
-                continue
-            kind = "removed" if now is None else "changed"
-            item = _uses(store, change.path, name, kind, touched)
+        new_ast = parse_ast(change.path, change.new_text)
+        for name, kind in changed_symbols(old_ast, new_ast):
+            item = uses_of(store, change.path, name, kind, touched)
             if kind == "removed":
                 short = name.split(".")[-1]
                 still = tuple(
@@ -175,9 +103,7 @@ def check_impact(store: Store, changes: Sequence[FileChange], plan: Plan | None)
                     and other.new_text is not None
                     and short in _cached_names(new_names, other.path, other.new_text)
                 )
-                item = MayBreak(
-                    item.symbol, item.path, item.change, item.uses, item.call_sites, still
-                )
+                item = replace(item, still_used_in_plan=still)
             if item.uses or item.still_used_in_plan:
                 report.may_break.append(item)
     if plan is not None:
@@ -189,24 +115,6 @@ def _cached_names(cache: dict[str, set[str]], path: str, text: str) -> set[str]:
     if path not in cache:
         cache[path] = _names_in(path, text)
     return cache[path]
-
-
-def _uses(store: Store, path: str, name: str, kind: str, touched: set[str]) -> MayBreak:
-    """References to ``name`` (defined in ``path``) from files that can mean it and that the
-    plan leaves alone."""
-    short = name.split(".")[-1]
-    meta = store.get_meta(path)
-    importers = set(meta.dependents) if meta is not None else set()
-    if "." in name:
-        owner = name.split(".")[0]
-        naming_class = {r.path for r in store.find_references(owner)}
-        candidates = importers | naming_class
-    else:
-        candidates = importers
-    candidates -= touched | {path}
-    uses = tuple(r for r in store.find_references(short) if r.path in candidates)
-    calls = [c for c in store.find_calls(callee=short) if c.path in candidates]
-    return MayBreak(name, path, kind, uses, len(calls))
 
 
 def _cited_names(texts: Iterable[str]) -> list[str]:

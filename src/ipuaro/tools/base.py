@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ipuaro.config.schema import Config
+    from ipuaro.domain.checks import EditCheckReport
     from ipuaro.memory import PatchReport
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
@@ -85,6 +86,8 @@ class ToolOutcome:
     """The unified diff of the change this call made (or proposed, when it was refused)."""
     changed: list[str] = field(default_factory=list)
     """Project paths this call wrote (empty unless an edit was applied)."""
+    check: EditCheckReport | None = None
+    """What the applied edit broke (``edits.aftercheck``); None when clean or no edit."""
 
     @property
     def refusal(self) -> str | None:

@@ -97,12 +97,17 @@ async def apply_change(ctx: ToolContext, change: FileChange, description: str) -
         "paths": [c.path for c in result.files],
         "group": result.group,
     }
+    if result.check is not None:
+        data["check"] = result.check.to_json()
     diff = result.diff or None
     if result.applied:
         changed = [c.path for c in result.files]
-        return ToolOutcome.ok(
+        outcome = ToolOutcome.ok(
             result.message, data=data, details=details, diff=diff, changed=changed
         )
+        if result.check is not None and not result.check.clean:
+            outcome.check = result.check.report()
+        return outcome
     outcome = ToolOutcome.fail(result.message, refused=result.refused, details=details, diff=diff)
     outcome.data = data
     return outcome

@@ -152,6 +152,7 @@ def to_result(outcome: ToolOutcome, call_id: str) -> ToolResult:
         refused=outcome.refused,
         diff=outcome.diff,
         changed_paths=list(outcome.changed),
+        check=outcome.check,
         details=details or None,
     )
 
@@ -334,12 +335,15 @@ class ToolRegistry:
             )
         result = await EditEngine(ctx).apply(conflict.rebased, conflict.description)
         if result.applied:
-            return ToolOutcome.ok(
+            outcome = ToolOutcome.ok(
                 result.message,
                 details={"diff": result.diff},
                 diff=result.diff or None,
                 changed=[c.path for c in result.files],
             )
+            if result.check is not None and not result.check.clean:
+                outcome.check = result.check.report()
+            return outcome
         return ToolOutcome.fail(result.message, refused=result.refused, diff=result.diff or None)
 
     def _unknown(self, name: Any) -> str:

@@ -110,6 +110,10 @@ class EventView:
             line = block.tool_line(event.call.id) if block is not None else None
             if line is not None:
                 line.finish(tool_state(event.result), result_text(event.result))
+            check = event.result.check
+            if check is not None and check.lines:  # the after-edit check, under the edit
+                warning = "check after the edit:\n" + "\n".join(f"- {x}" for x in check.lines)
+                await (await chat.answer()).add_note(warning, "warning")
         elif isinstance(event, ErrorRaised):
             await self._error_raised(event)
         elif isinstance(event, ContextUpdate):

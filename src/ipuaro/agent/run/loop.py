@@ -50,6 +50,7 @@ from ipuaro.agent.run.reporting import TurnReporter
 from ipuaro.agent.run.stats import RequestStats, turn_stats
 from ipuaro.agent.run.streamfilter import MarkupFilter
 from ipuaro.agent.run.turn import TurnResult, stream_turn
+from ipuaro.agent.run.verify import AfterEditChecks
 from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
 from ipuaro.llm.formats import ToolFormat
@@ -115,6 +116,7 @@ class Agent:
             tool_ctx.confirm = self._announcing(tool_ctx.confirm)
         self._book = SessionBook(sessions, session, tool_ctx, context, self._ask)
         self._feedback = Feedback(lambda: self.session.history, self._book.save, self._ask)
+        self._after_edits = AfterEditChecks("off", 0)
 
     # --- public API ------------------------------------------------------------------------
 
@@ -220,7 +222,10 @@ class Agent:
         try:
             await self._book.open_request(text)
             await self._prepare(text, stats)
+            verify = self.tool_ctx.config.verify
+            self._after_edits = AfterEditChecks(verify.after_edits, verify.max_fix_rounds)
             answer = await self._turns(stats, cancel)
+            detail = self._after_edits.gave_up()
         except Stop as stop:
             reason, detail = stop.reason, stop.detail
             answer = last_answer(self.session.history)
@@ -317,10 +322,22 @@ class Agent:
                 self._context_update()
                 if self._queues.has_steers:
                     continue
+                if await self._checks_failed(stats):
+                    continue  # the failing lint/test output went back to the model
                 return answer
             self._context_update(
                 self.context.assemble(self.session.history, self._book.pinned).tokens
             )
+
+    async def _checks_failed(self, stats: RequestStats) -> bool:
+        """``verify.afterEdits``: run the remembered checks after the turn's last edit; True
+        when they failed and the failure was put in the history for another round."""
+        message = await self._after_edits.feedback(self.tool_ctx, stats.edits_applied)
+        if message is None:
+            return False
+        self.session.history.append(user_message(message, "error"))
+        await self._book.save()
+        return True
 
     async def _assemble(self, turn: int, cancel: asyncio.Event) -> Assembled:
         history = self.session.history
