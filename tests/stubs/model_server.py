@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import signal
 import socket
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -95,6 +96,11 @@ class ModelStubServer:
         self.reject_response_formats: set[str] = set()
         """``response_format`` types (json_schema, json_object) answered with 400."""
         self.reject_tools = False
+        self.tool_rendering: Literal["always", "with_choice", "never"] = "always"
+        """/v1: whether the "model" sees the tools sent. ``with_choice``: only with a
+        ``tool_choice`` other than "none" (llama-cpp-python's chatml-function-calling drops them
+        otherwise); ``never``: a chat template without tools. Dropped tools are not counted in
+        the prompt and the model cannot call them (scripted native calls are not sent)."""
         self.reject_stream_options = False
         self.api_key: str | None = None
         """If set, /v1 requests without ``Authorization: Bearer <api_key>`` get 401."""
@@ -172,9 +178,33 @@ class ModelStubServer:
             return len(self._queue)
 
     def chat_requests(self) -> list[dict[str, Any]]:
-        """Bodies of every chat request, both protocols, in order."""
+        """Bodies of every chat request, both protocols, in order, but the one-token
+        ``"stream": false`` requests of the tool check (``probe_requests``)."""
         chat_paths = ("/api/chat", "/v1/chat/completions")
-        return [r.body for r in self.requests if r.path in chat_paths]
+        return [
+            r.body
+            for r in self.requests
+            if r.path in chat_paths
+            and not (isinstance(r.body, dict) and r.body.get("stream") is False)
+        ]
+
+    def probe_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the non-streamed /v1 chat requests (the client's tool check)."""
+        return [
+            r.body
+            for r in self.requests
+            if r.path == "/v1/chat/completions"
+            and isinstance(r.body, dict)
+            and r.body.get("stream") is False
+        ]
+
+    def renders_tools(self, body: dict[str, Any]) -> bool:
+        """Whether the "model" sees the tools of this /v1 request (``tool_rendering``)."""
+        if not body.get("tools") or self.tool_rendering == "never":
+            return False
+        if self.tool_rendering == "with_choice":
+            return body.get("tool_choice") not in (None, "none")
+        return True
 
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         with self._lock:
@@ -374,7 +404,14 @@ class _Handler(BaseHTTPRequestHandler):
             message = "Unrecognized request argument supplied: stream_options"
             self._bytes(400, openai_error_body(message, 400))
             return
+        if body.get("stream") is False:
+            self._openai_counted(body)
+            return
         reply = self.stub.next_reply(body)
+        dropped = bool(body.get("tools")) and not self.stub.renders_tools(body)
+        if reply is not None and reply.tool_calls and dropped:
+            # The model never saw the tools it was sent: it cannot call them.
+            reply = dataclasses.replace(reply, tool_calls=[])
         if reply is None:
             message = "model stub: no scripted reply queued for POST /v1/chat/completions"
             self._bytes(500, openai_error_body(message, 500))
@@ -385,6 +422,20 @@ class _Handler(BaseHTTPRequestHandler):
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
         self._play(reply, openai_chat_frames(reply, str(body.get("model")), include_usage))
+
+    def _openai_counted(self, body: dict[str, Any]) -> None:
+        """A non-streamed request (the client's tool check): one token of answer, and the
+        prompt counted in words — the tools only when the "model" sees them."""
+        messages = body.get("messages") or []
+        words = sum(len(str(m.get("content") or "").split()) for m in messages)
+        if self.stub.renders_tools(body):
+            words += len(json.dumps(body["tools"]).split())
+        message = {"role": "assistant", "content": "Hello"}
+        choice = {"index": 0, "message": message, "finish_reason": "length"}
+        usage = {"prompt_tokens": words, "completion_tokens": 1, "total_tokens": words + 1}
+        payload = {"id": "chatcmpl-probe", "object": "chat.completion", "choices": [choice],
+                   "model": str(body.get("model")), "usage": usage}  # fmt: skip
+        self._json(200, payload)
 
     # --- streaming ------------------------------------------------------------------------
 

@@ -149,6 +149,8 @@ async def build_app(
             info = None
             warnings.append(f"model capabilities unknown ({error.message}); tools offered as text")
         tool_format = resolve_tool_format(config.llm.tool_format, info)
+        if info is not None and config.llm.tool_format in ("auto", "native"):
+            warnings.extend(info.notes)  # e.g. a server that drops tools: text calls instead
         if session.model != client.model:
             session.model = client.model
 

@@ -122,8 +122,15 @@ class HttpModelClient(ABC):
         estimate = estimate_chat_tokens(messages, system=system, extra=tools_text)
         return drive(attempt, cancel=cancel, retry=self._retry, prompt_estimate=estimate)
 
+    def _notices(self, request: ChatRequest) -> list[CapabilityFallback]:
+        """Switches made before this request (a check at session start) that its stream must
+        report, once."""
+        return []
+
     async def _chat_once(self, request: ChatRequest, builder: ReplyBuilder) -> None:
         body = await self._chat_body(request)
+        for notice in self._notices(request):
+            builder.notice(notice)
         builder.restart_clock()  # building the first body may have asked the model's size
         while True:
             try:

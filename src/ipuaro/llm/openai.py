@@ -8,7 +8,11 @@ servers, so refusals are detected and remembered for the session (``CapabilityFa
 - ``response_format`` ``json_schema`` → ``json_object`` carrying the schema under ``schema``
   (llama-cpp-python's server and others constrain to it; the rest ignore it) → the schema
   written into the prompt;
-- ``tools`` → tool instructions in the prompt (the agent reads the calls from the text);
+- ``tools`` → tool instructions in the prompt (the agent reads the calls from the text). Tools
+  go out with ``tool_choice: "auto"`` (what the OpenAI API means without one; llama-cpp-python
+  drops the tools without it), and whether the server really shows them to the model is checked
+  once per server and model before the first use (:mod:`ipuaro.llm.toolprobe`): a server that
+  drops them silently gets text tool calls too, and the user is told;
 - ``stream_options`` → dropped (usage is then estimated locally).
 
 ``num_ctx`` does not exist here: the server's own context size applies.
@@ -16,6 +20,7 @@ servers, so refusals are detected and remembered for the session (``CapabilityFa
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
 from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
+from ipuaro.llm.toolprobe import ToolSupport, probe_tools, remember, remembered
 from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_message, parse_json_object
 from ipuaro.llm.wire import ChatRequest, NativeToolTurns, wire_messages, wire_tools
 
@@ -96,11 +102,17 @@ class OpenAICompatibleClient(HttpModelClient):
         self.response_format_mode: ResponseFormatMode = "json_schema"
         self.native_tools = True
         self._stream_options = True
+        self.tool_support: ToolSupport | None = None
+        """The answer of the tool check, once made (None: not checked yet)."""
+        self._tool_check_lock = asyncio.Lock()
+        self._tools_notice: CapabilityFallback | None = None
 
     # --- chat -----------------------------------------------------------------------------
 
     async def _chat_body(self, request: ChatRequest) -> dict[str, Any]:
         tools, system, response_format = request.tools, request.system, request.response_format
+        if tools and self.native_tools:
+            await self.check_tools()
         native = bool(tools) and self.native_tools
         extra: list[str] = []
         if tools and not native:
@@ -131,6 +143,7 @@ class OpenAICompatibleClient(HttpModelClient):
             body["stream_options"] = {"include_usage": True}
         if native and tools:
             body["tools"] = wire_tools(tools)
+            body["tool_choice"] = "auto"
         if wire_format is not None:
             body["response_format"] = wire_format
         return body
@@ -202,6 +215,35 @@ class OpenAICompatibleClient(HttpModelClient):
             raise ModelError("disconnected", "the stream ended before the server finished")
         _flush_calls(pending, builder)  # some servers send no [DONE] after finish_reason
 
+    # --- tools ----------------------------------------------------------------------------
+
+    async def check_tools(self) -> ToolSupport:
+        """Whether the server shows the model the tools it is sent, asked once per server and
+        model (:mod:`ipuaro.llm.toolprobe`). A server that drops or refuses them switches this
+        client to text tool calls; the next chat says so with a ``CapabilityFallback``."""
+        async with self._tool_check_lock:
+            if self.tool_support is not None:
+                return self.tool_support
+            support = remembered(self.base_url, self.model)
+            if support is None:
+                support = await probe_tools(self._http, self.base_url, self.model)
+                remember(self.base_url, self.model, support)
+            self.tool_support = support
+            if support.honoured is False and self.native_tools:
+                self.native_tools = False
+                detail = f"{support.detail}; using text tool calls"
+                self._tools_notice = CapabilityFallback("tools", detail)
+            return support
+
+    def _notices(self, request: ChatRequest) -> list[CapabilityFallback]:
+        # Said to a request that offers tools natively: the agent then switches to text calls.
+        # A request without tools (the agent already uses text calls) needs no switch.
+        notice, self._tools_notice = self._tools_notice, None
+        if notice is None or not request.tools:
+            self._tools_notice = notice
+            return []
+        return [notice]
+
     # --- model metadata -------------------------------------------------------------------
 
     async def _models(self) -> list[dict[str, Any]]:
@@ -209,21 +251,36 @@ class OpenAICompatibleClient(HttpModelClient):
         entries = data.get("data") if isinstance(data, dict) else None
         return [e for e in entries or [] if isinstance(e, dict)]
 
-    async def model_info(self) -> ModelInfo:
+    async def _listed_context(self) -> int | None:
         entry = next((e for e in await self._models() if e.get("id") == self.model), {})
         meta = entry.get("meta")
         meta = meta if isinstance(meta, dict) else {}
         context = next((entry[k] for k in _CONTEXT_KEYS if isinstance(entry.get(k), int)), None)
         if context is None and isinstance(meta.get("n_ctx_train"), int):
             context = meta["n_ctx_train"]  # llama.cpp's server
+        return context if isinstance(context, int) else None
+
+    async def model_info(self) -> ModelInfo:
+        """Asks the server whether it shows the model the tools (once: see ``check_tools``);
+        ``notes`` says so when it does not."""
+        context = await self._listed_context()
+        if self.native_tools:
+            await self.check_tools()
+        support = self.tool_support
+        notes: tuple[str, ...] = ()
+        if support is not None and support.honoured is False:
+            notes = (f"{support.detail}; tools are described in the prompt instead",)
         capabilities = {"completion", "tools"} if self.native_tools else {"completion"}
         return ModelInfo(
-            name=self.model, context_length=context, capabilities=frozenset(capabilities)
+            name=self.model,
+            context_length=context,
+            capabilities=frozenset(capabilities),
+            notes=notes,
         )
 
     async def _model_max(self) -> int | None:
         try:
-            return (await self.model_info()).context_length
+            return await self._listed_context()
         except ModelError:
             return None  # many servers list no sizes; the config decides
 

@@ -151,6 +151,9 @@ class ModelInfo:
     parameter_size: str | None = None
     family: str | None = None
     quantization: str | None = None
+    notes: tuple[str, ...] = ()
+    """What the user should know about the model on this server, said at session start
+    (e.g. tools the server drops: they are described in the prompt instead)."""
 
 
 @dataclass(frozen=True)
