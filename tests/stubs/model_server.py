@@ -404,6 +404,8 @@ class _Handler(BaseHTTPRequestHandler):
             message = "Unrecognized request argument supplied: stream_options"
             self._bytes(400, openai_error_body(message, 400))
             return
+        if self._beyond_llama_cpp_python_window(body):
+            return
         if body.get("stream") is False:
             self._openai_counted(body)
             return
@@ -423,13 +425,39 @@ class _Handler(BaseHTTPRequestHandler):
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
         self._play(reply, openai_chat_frames(reply, str(body.get("model")), include_usage))
 
-    def _openai_counted(self, body: dict[str, Any]) -> None:
-        """A non-streamed request (the client's tool check): one token of answer, and the
-        prompt counted in words — the tools only when the "model" sees them."""
+    def _prompt_words(self, body: dict[str, Any]) -> int:
         messages = body.get("messages") or []
         words = sum(len(str(m.get("content") or "").split()) for m in messages)
         if self.stub.renders_tools(body):
             words += len(json.dumps(body["tools"]).split())
+        return words
+
+    def _beyond_llama_cpp_python_window(self, body: dict[str, Any]) -> bool:
+        """llama-cpp-python with a prompt above its window (words count as tokens): a
+        non-streamed request gets its 400; a streamed one gets 200, then the connection is
+        dropped before any event (the server raises inside the stream)."""
+        served = self.stub.served
+        if served is None or served[0] != "llama-cpp-python":
+            return False
+        window, tokens = served[1], self._prompt_words(body)
+        if tokens < window:
+            return False
+        if body.get("stream") is False:
+            message = (
+                f"This model's maximum context length is {window} tokens, however you "
+                f"requested {tokens + 1} tokens ({tokens} in your prompt; 1 for the "
+                "completion). Please reduce your prompt; or completion length."
+            )
+            self._bytes(400, openai_error_body(message, 400))
+        else:
+            self._start_stream("text/event-stream")
+            self._abort()
+        return True
+
+    def _openai_counted(self, body: dict[str, Any]) -> None:
+        """A non-streamed request (the client's tool check): one token of answer, and the
+        prompt counted in words — the tools only when the "model" sees them."""
+        words = self._prompt_words(body)
         message = {"role": "assistant", "content": "Hello"}
         choice = {"index": 0, "message": message, "finish_reason": "length"}
         usage = {"prompt_tokens": words, "completion_tokens": 1, "total_tokens": words + 1}

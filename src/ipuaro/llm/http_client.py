@@ -142,7 +142,19 @@ class HttpModelClient(ABC):
                 if fallback is None:
                     raise
                 builder.notice(fallback)
+            except ModelError as error:
+                if error.kind != "disconnected" or builder.streamed:
+                    raise
+                # A stream that ends before its first word is how some servers refuse
+                # (llama-cpp-python raises inside the stream on a prompt above its window):
+                # "the server closed the stream early. Retry." would send the user in circles.
+                raise await self._why_silent(body) or error from None
             body = await self._chat_body(request)
+
+    async def _why_silent(self, body: dict[str, Any]) -> ModelError | None:
+        """Why the server ended the stream for ``body`` without a word, if it says when asked
+        without streaming (a context-length refusal); None when it does not."""
+        return None
 
     # --- shared queries -------------------------------------------------------------------
 
@@ -151,9 +163,9 @@ class HttpModelClient(ABC):
         async with self._window_lock:
             if self._window is None:
                 model_max: int | None = None
-                served: int | None = None
+                # Asked for a pinned (resumed) session too: the server's window wins over it.
+                served = await self._served_window()
                 if self._pinned is None:
-                    served = await self._served_window()
                     model_max = await self._model_max()
                 self._window = choose_context_window(
                     pinned=self._pinned,

@@ -185,6 +185,24 @@ class OpenAICompatibleClient(HttpModelClient):
             return CapabilityFallback("tools", detail)
         return None
 
+    async def _why_silent(self, body: dict[str, Any]) -> ModelError | None:
+        # The same request, not streamed and for one token: a server that refuses the prompt
+        # says why in the answer (before evaluating anything); one that accepts it spends one
+        # prompt evaluation, once, on a stream that already failed.
+        quiet = {k: v for k, v in body.items() if k != "stream_options"}
+        quiet.update(stream=False, max_tokens=1)
+        try:
+            await self._request_json("POST", self.chat_path, quiet)
+        except ModelError as answer:
+            if answer.kind == "context_overflow":
+                return ModelError(
+                    "context_overflow",
+                    f"the server ended the stream without an answer; asked again without "
+                    f"streaming it says: {answer.message}",
+                    status=answer.status,
+                )
+        return None
+
     async def _read_chat(self, lines: AsyncIterator[str], builder: ReplyBuilder) -> None:
         pending: dict[int, _PendingCall] = {}
         finished = False
