@@ -51,9 +51,11 @@ class OllamaClient(HttpModelClient):
         timeout: float = 300.0,
         retry: RetrySettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         """``context_window`` pins ``num_ctx``; ``requested_context`` (``llm.contextWindow``) is
-        used capped to the model's size; with neither, the model's size is used."""
+        used capped to the model's size; with neither, the model's size is used.
+        ``max_tokens`` (``llm.maxReplyTokens``) goes out as ``num_predict``."""
         url = (base_url or DEFAULT_OLLAMA_URL).rstrip("/")
         hints = ServerHints(
             provider="Ollama",
@@ -74,6 +76,7 @@ class OllamaClient(HttpModelClient):
             context_window=context_window,
             requested_context=requested_context,
             transport=transport,
+            max_tokens=max_tokens,
         )
         self._temperature = temperature
         self._keep_alive = keep_alive
@@ -97,6 +100,8 @@ class OllamaClient(HttpModelClient):
             "options": {"num_ctx": window.tokens, "temperature": self._temperature},
             "keep_alive": self._keep_alive,
         }
+        if request.reply_cap is not None:
+            body["options"]["num_predict"] = request.reply_cap
         if native and tools:
             body["tools"] = wire_tools(tools)
         if request.response_format is not None:

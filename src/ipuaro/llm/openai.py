@@ -73,7 +73,7 @@ class OpenAICompatibleClient(HttpModelClient):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         """``max_tokens`` caps each reply (some servers default to "until the context is
-        full"); None sends no cap."""
+        full"); None sends no cap unless ``stream_chat`` asks one."""
         url = (base_url or DEFAULT_OPENAI_URL).rstrip("/")
         hints = ServerHints(
             provider="OpenAI-compatible server",
@@ -96,8 +96,8 @@ class OpenAICompatibleClient(HttpModelClient):
             requested_context=requested_context,
             headers={"Authorization": f"Bearer {api_key}"} if api_key else None,
             transport=transport,
+            max_tokens=max_tokens,
         )
-        self._max_tokens = max_tokens
         self._temperature = temperature
         self.response_format_mode: ResponseFormatMode = "json_schema"
         self.native_tools = True
@@ -137,8 +137,8 @@ class OpenAICompatibleClient(HttpModelClient):
             "stream": True,
             "temperature": self._temperature,
         }
-        if self._max_tokens is not None:
-            body["max_tokens"] = self._max_tokens
+        if request.reply_cap is not None:
+            body["max_tokens"] = request.reply_cap
         if self._stream_options:
             body["stream_options"] = {"include_usage": True}
         if native and tools:
