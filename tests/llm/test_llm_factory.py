@@ -73,7 +73,7 @@ async def test_the_reply_cap_reaches_both_protocols_and_fits_the_window(
         await client.context_window()
         model_server.enqueue(*(ScriptedReply(text="ok") for _ in range(3)))
         done(await collect(client.stream_chat([user("q")], system=None, tools=None)))
-        long_prompt = user("word " * 75_000)  # ~19K tokens of the 20K window: ~1K left
+        long_prompt = user("word " * 15_500)  # ~17.4K tokens (+10 %) of the 20K window
         done(await collect(client.stream_chat([long_prompt], system=None, tools=None)))
         done(await collect(client.stream_chat([user("q")], system=None, tools=None,
                                               max_tokens=NO_CAP)))  # fmt: skip

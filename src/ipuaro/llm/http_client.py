@@ -137,11 +137,11 @@ class HttpModelClient(ABC):
     def _reply_cap(self, wanted: int | None, prompt_estimate: int) -> tuple[int | None, str]:
         """The cap to send: ``wanted``, but never more than the window has left once the
         prompt is in (a server such as vLLM refuses a prompt plus cap above its window). The
-        estimate is padded: it can be a fifth short of the server's count."""
+        estimate is padded by a tenth: it can be that much short of the server's count."""
         window = self._window
         if wanted is None or window is None:
             return wanted, ""
-        room = window.tokens - (prompt_estimate * 6 + 4) // 5
+        room = window.tokens - (prompt_estimate * 11 + 9) // 10
         if room >= wanted:
             return wanted, ""
         return max(room, MIN_REPLY_CAP), "what the context window had left"
