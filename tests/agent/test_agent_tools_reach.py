@@ -22,6 +22,7 @@ async def test_a_native_call_runs_on_a_server_that_needs_tool_choice_and_its_res
     project: Path, model_server: ModelStubServer
 ) -> None:
     model_server.tool_rendering = "with_choice"
+    model_server.streams_tool_calls = False  # "Automatic streaming tool choice is not supported"
     model = ScriptedModel([call("get_structure"), answer_with_last_output])
     async with open_harness(project, model_server, "openai", model) as h:
         end = await h.app.agent.send("what is in this project?")
@@ -30,6 +31,7 @@ async def test_a_native_call_runs_on_a_server_that_needs_tool_choice_and_its_res
     assert [e.call.name for e in h.of_type("tool_call_end")] == ["get_structure"]
     first, second = model.agent_bodies
     assert first["tool_choice"] == "auto" and first["tools"]
+    assert second["stream"] is False  # after a tool call the server could not stream
     [result] = [m for m in second["messages"] if m.get("role") == "tool"]
     assert "cart.py" in result["content"]  # the tool's output reached the next request
     assert "cart.py" in end.answer

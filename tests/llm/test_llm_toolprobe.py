@@ -96,3 +96,30 @@ async def test_a_check_that_cannot_tell_keeps_native_tools(
     support = await client.check_tools()
     assert support.honoured is None
     assert client.native_tools
+
+
+async def test_a_tool_call_the_server_cannot_stream_comes_whole_and_so_do_later_ones(
+    client: OpenAICompatibleClient, model_server: ModelStubServer
+) -> None:
+    """llama-cpp-python's chatml-function-calling drops a streamed reply that calls a tool
+    ("Automatic streaming tool choice is not supported"); the same request unstreamed works."""
+    model_server.tool_rendering = "with_choice"
+    model_server.streams_tool_calls = False
+    model_server.enqueue(ScriptedReply(tool_calls=[StubToolCall("git_status", {})]))
+    events = await collect(client.stream_chat([user("status?")], system="SYS", tools=TOOLS))
+    assert [e.call.name for e in events if isinstance(e, ToolCallReady)] == ["git_status"]
+    [notice] = [e for e in events if isinstance(e, CapabilityFallback)]
+    assert notice.capability == "stream" and "without streaming" in notice.detail
+    assert done(events).message.finish_reason == "tool_calls"
+    streamed, whole = model_server.chat_requests()
+    assert streamed["stream"] is True and whole["stream"] is False
+    assert whole["tools"] == streamed["tools"] and whole["tool_choice"] == "auto"
+    model_server.enqueue(ScriptedReply(tool_calls=[StubToolCall("get_lines", {"path": "a"})]))
+    again = await collect(client.stream_chat([user("read a")], system="SYS", tools=TOOLS))
+    assert [e.call.name for e in again if isinstance(e, ToolCallReady)] == ["get_lines"]
+    assert not [e for e in again if isinstance(e, CapabilityFallback)]
+    assert [b["stream"] for b in model_server.chat_requests()] == [True, False, False]
+    model_server.enqueue(ScriptedReply(text="plain", chunks=2))
+    plain = await collect(client.stream_chat([user("hi")], system="SYS", tools=None))
+    assert done(plain).message.text == "plain"
+    assert model_server.chat_requests()[-1]["stream"] is True  # no tools: streamed as ever

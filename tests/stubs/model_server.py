@@ -47,6 +47,7 @@ from tests.stubs.wire import (
     ollama_show,
     ollama_tags,
     openai_chat_frames,
+    openai_completion,
     openai_error_body,
     openai_models,
 )
@@ -101,6 +102,10 @@ class ModelStubServer:
         ``tool_choice`` other than "none" (llama-cpp-python's chatml-function-calling drops them
         otherwise); ``never``: a chat template without tools. Dropped tools are not counted in
         the prompt and the model cannot call them (scripted native calls are not sent)."""
+        self.streams_tool_calls = True
+        """False: like llama-cpp-python's chatml-function-calling, a streamed request whose
+        reply is a tool call answers 200 and drops the connection ("Automatic streaming tool
+        choice is not supported"); the same request not streamed gets the call."""
         self.reject_stream_options = False
         self.api_key: str | None = None
         """If set, /v1 requests without ``Authorization: Bearer <api_key>`` get 401."""
@@ -110,6 +115,9 @@ class ModelStubServer:
         ``lmstudio`` (/api/v0/models) or ``llama-cpp-python`` (says its window only when
         refusing a longer prompt) serving that context window."""
         self.requests: list[RecordedRequest] = []
+        self.unstreamable: deque[ScriptedReply] = deque()
+        """Tool-call replies a stream could not carry (``streams_tool_calls``): the next
+        non-streamed request gets them."""
         self.disconnects = 0
         """Streams whose client went away before the end."""
         self.disconnected = threading.Event()
@@ -181,21 +189,22 @@ class ModelStubServer:
         """Bodies of every chat request, both protocols, in order, but the one-token
         ``"stream": false`` requests of the tool check (``probe_requests``)."""
         chat_paths = ("/api/chat", "/v1/chat/completions")
+        probes = self.probe_requests()
         return [
             r.body
             for r in self.requests
-            if r.path in chat_paths
-            and not (isinstance(r.body, dict) and r.body.get("stream") is False)
+            if r.path in chat_paths and not any(r.body is probe for probe in probes)
         ]
 
     def probe_requests(self) -> list[dict[str, Any]]:
-        """Bodies of the non-streamed /v1 chat requests (the client's tool check)."""
+        """Bodies of the one-token non-streamed /v1 chat requests (the client's tool check)."""
         return [
             r.body
             for r in self.requests
             if r.path == "/v1/chat/completions"
             and isinstance(r.body, dict)
             and r.body.get("stream") is False
+            and r.body.get("max_tokens") == 1
         ]
 
     def renders_tools(self, body: dict[str, Any]) -> bool:
@@ -208,6 +217,8 @@ class ModelStubServer:
 
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         with self._lock:
+            if self.unstreamable and body.get("stream") is False:
+                return self.unstreamable.popleft()
             if self._queue:
                 return self._queue.popleft()
         return self.responder(body) if self.responder is not None else None
@@ -406,8 +417,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._beyond_llama_cpp_python_window(body):
             return
-        if body.get("stream") is False:
-            self._openai_counted(body)
+        if body.get("stream") is False and body.get("max_tokens") == 1:
+            self._openai_counted(body)  # the client's tool check: one token, counted
             return
         reply = self.stub.next_reply(body)
         dropped = bool(body.get("tools")) and not self.stub.renders_tools(body)
@@ -420,6 +431,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.status != 200:
             self._bytes(reply.status, openai_error_body(reply.error_message, reply.status))
+            return
+        if body.get("stream") is False:
+            self._json(200, openai_completion(reply, str(body.get("model"))))
+            return
+        if reply.tool_calls and not self.stub.streams_tool_calls:
+            self.stub.unstreamable.append(reply)  # asked again without streaming: answered
+            self._start_stream("text/event-stream")
+            self._abort()
             return
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))

@@ -158,8 +158,12 @@ class HttpModelClient(ABC):
         builder.restart_clock()  # building the first body may have asked the model's size
         while True:
             try:
-                async with self._stream(self.chat_path, body) as lines:
-                    await self._read_chat(lines, builder)
+                if body.get("stream") is False:
+                    answer = await self._request_json("POST", self.chat_path, body)
+                    self._read_whole(answer, builder)
+                else:
+                    async with self._stream(self.chat_path, body) as lines:
+                        await self._read_chat(lines, builder)
                 return
             except ErrorAnswer as answer:
                 fallback = self._fallback(answer, body)
@@ -170,18 +174,27 @@ class HttpModelClient(ABC):
                 builder.cut_runaway(runaway.found)  # leaving the block hung up on the server
                 return
             except ModelError as error:
-                if error.kind != "disconnected" or builder.streamed:
+                if error.kind != "disconnected" or builder.streamed or body.get("stream") is False:
                     raise
-                # A stream that ends before its first word is how some servers refuse
-                # (llama-cpp-python raises inside the stream on a prompt above its window):
-                # "the server closed the stream early. Retry." would send the user in circles.
-                raise await self._why_silent(body) or error from None
+                # A stream that ends before its first word is how some servers refuse or fail
+                # (llama-cpp-python raises inside the stream on a prompt above its window, and
+                # on a streamed tool call): "the server closed the stream early. Retry." would
+                # send the user in circles.
+                if not await self._replay_unstreamed(body, builder):
+                    raise
+                return
             body = await self._chat_body(request)
 
-    async def _why_silent(self, body: dict[str, Any]) -> ModelError | None:
-        """Why the server ended the stream for ``body`` without a word, if it says when asked
-        without streaming (a context-length refusal); None when it does not."""
-        return None
+    async def _replay_unstreamed(self, body: dict[str, Any], builder: ReplyBuilder) -> bool:
+        """``body``'s stream ended before a word: send it again without streaming. Raises the
+        server's refusal when that explains the break (a context-length refusal); True when
+        the answer came this way (fed into ``builder``); False to report the break."""
+        return False
+
+    def _read_whole(self, answer: Any, builder: ReplyBuilder) -> None:
+        """Feed a non-streamed answer into ``builder`` (servers that cannot stream some
+        replies); only clients that send ``"stream": false`` implement it."""
+        raise ModelError("bad_response", f"{self.chat_path} cannot be read without streaming")
 
     # --- shared queries -------------------------------------------------------------------
 

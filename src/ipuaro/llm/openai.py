@@ -37,7 +37,13 @@ from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
 from ipuaro.llm.toolprobe import ToolSupport, probe_tools, remember, remembered
-from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_message, parse_json_object
+from ipuaro.llm.transport import (
+    ErrorAnswer,
+    ServerHints,
+    error_message,
+    expect_object,
+    parse_json_object,
+)
 from ipuaro.llm.wire import ChatRequest, NativeToolTurns, wire_messages, wire_tools
 
 DEFAULT_OPENAI_URL = "http://localhost:8080/v1"
@@ -106,6 +112,8 @@ class OpenAICompatibleClient(HttpModelClient):
         """The answer of the tool check, once made (None: not checked yet)."""
         self._tool_check_lock = asyncio.Lock()
         self._tools_notice: CapabilityFallback | None = None
+        self._stream_tools = True
+        """False once the server failed to stream a reply with a tool call (sent whole then)."""
 
     # --- chat -----------------------------------------------------------------------------
 
@@ -131,15 +139,16 @@ class OpenAICompatibleClient(HttpModelClient):
                     extra.append("Reply with one JSON object and nothing else.")
         if extra:
             system = "\n\n".join([system, *extra]) if system else "\n\n".join(extra)
+        streamed = not (native and not self._stream_tools)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(request.messages, system, _NATIVE if native else None),
-            "stream": True,
+            "stream": streamed,
             "temperature": self._temperature,
         }
         if request.reply_cap is not None:
             body["max_tokens"] = request.reply_cap
-        if self._stream_options:
+        if self._stream_options and streamed:
             body["stream_options"] = {"include_usage": True}
         if native and tools:
             body["tools"] = wire_tools(tools)
@@ -185,23 +194,58 @@ class OpenAICompatibleClient(HttpModelClient):
             return CapabilityFallback("tools", detail)
         return None
 
-    async def _why_silent(self, body: dict[str, Any]) -> ModelError | None:
-        # The same request, not streamed and for one token: a server that refuses the prompt
-        # says why in the answer (before evaluating anything); one that accepts it spends one
-        # prompt evaluation, once, on a stream that already failed.
+    async def _replay_unstreamed(self, body: dict[str, Any], builder: ReplyBuilder) -> bool:
+        # A server that refuses the prompt says why in a plain answer, before evaluating
+        # anything. One that could not stream a reply calling a tool (llama-cpp-python's
+        # chatml-function-calling: "Automatic streaming tool choice is not supported") answers
+        # it whole — and requests with tools go unstreamed for the rest of the session. Without
+        # tools only the refusal is asked for (one token): the break stays a break, retried
+        # as llm.autoRetry says.
+        tools = bool(body.get("tools"))
         quiet = {k: v for k, v in body.items() if k != "stream_options"}
-        quiet.update(stream=False, max_tokens=1)
+        quiet["stream"] = False
+        if not tools:
+            quiet["max_tokens"] = 1
         try:
-            await self._request_json("POST", self.chat_path, quiet)
-        except ModelError as answer:
-            if answer.kind == "context_overflow":
-                return ModelError(
-                    "context_overflow",
-                    f"the server ended the stream without an answer; asked again without "
-                    f"streaming it says: {answer.message}",
-                    status=answer.status,
-                )
-        return None
+            answer = await self._request_json("POST", self.chat_path, quiet)
+        except ModelError as refusal:
+            if refusal.kind != "context_overflow":
+                return False
+            raise ModelError(
+                "context_overflow",
+                "the server ended the stream without an answer; asked again without streaming "
+                f"it says: {refusal.message}",
+                status=refusal.status,
+            ) from None
+        if not tools:
+            return False
+        self._read_whole(answer, builder)
+        if self._stream_tools:
+            self._stream_tools = False
+            detail = (
+                "the server cannot stream a reply that calls a tool; requests with tools are "
+                "sent without streaming"
+            )
+            builder.notice(CapabilityFallback("stream", detail))
+        return True
+
+    def _read_whole(self, answer: Any, builder: ReplyBuilder) -> None:
+        payload = expect_object(answer, "the answer of /chat/completions")
+        usage = payload.get("usage")
+        if isinstance(usage, dict):
+            builder.usage(
+                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+            )
+        for choice in payload.get("choices") or []:
+            message = choice.get("message") or {}
+            builder.text(str(message.get("content") or ""))
+            for index, call in enumerate(message.get("tool_calls") or []):
+                function = call.get("function") or {}
+                part = {"index": index, "id": call.get("id"), "function": function}
+                pending: dict[int, _PendingCall] = {}
+                _merge_call_part(pending, part)
+                _flush_calls(pending, builder)
+            builder.finish(str(choice.get("finish_reason") or "stop"))
 
     async def _read_chat(self, lines: AsyncIterator[str], builder: ReplyBuilder) -> None:
         pending: dict[int, _PendingCall] = {}

@@ -117,7 +117,7 @@ class Retrying:
 class CapabilityFallback:
     """The server refused a feature; the client switched to a fallback for this session."""
 
-    capability: Literal["response_format", "tools", "stream_options"]
+    capability: Literal["response_format", "tools", "stream_options", "stream"]
     detail: str
 
 
