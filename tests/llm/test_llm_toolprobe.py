@@ -123,3 +123,14 @@ async def test_a_tool_call_the_server_cannot_stream_comes_whole_and_so_do_later_
     plain = await collect(client.stream_chat([user("hi")], system="SYS", tools=None))
     assert done(plain).message.text == "plain"
     assert model_server.chat_requests()[-1]["stream"] is True  # no tools: streamed as ever
+
+
+async def test_the_check_sees_tools_a_template_renders_only_beside_a_system_message(
+    client: OpenAICompatibleClient, model_server: ModelStubServer
+) -> None:
+    """chatml-function-calling renders the tools inside the system message: a check without
+    one would find them "dropped" on the very server the agent can use them on."""
+    model_server.tool_rendering = "with_choice"
+    support = await client.check_tools()
+    assert support.honoured is True, support.detail
+    assert all(b["messages"][0]["role"] == "system" for b in model_server.probe_requests())

@@ -99,8 +99,9 @@ class ModelStubServer:
         self.reject_tools = False
         self.tool_rendering: Literal["always", "with_choice", "never"] = "always"
         """/v1: whether the "model" sees the tools sent. ``with_choice``: only with a
-        ``tool_choice`` other than "none" (llama-cpp-python's chatml-function-calling drops them
-        otherwise); ``never``: a chat template without tools. Dropped tools are not counted in
+        ``tool_choice`` other than "none", and only beside a system message (llama-cpp-python's
+        chatml-function-calling renders them inside it); ``never``: a chat template without
+        tools. Dropped tools are not counted in
         the prompt and the model cannot call them (scripted native calls are not sent)."""
         self.streams_tool_calls = True
         """False: like llama-cpp-python's chatml-function-calling, a streamed request whose
@@ -211,8 +212,10 @@ class ModelStubServer:
         """Whether the "model" sees the tools of this /v1 request (``tool_rendering``)."""
         if not body.get("tools") or self.tool_rendering == "never":
             return False
-        if self.tool_rendering == "with_choice":
-            return body.get("tool_choice") not in (None, "none")
+        if self.tool_rendering == "with_choice":  # and in the system message, as its template
+            messages = body.get("messages") or []
+            system = any(m.get("role") == "system" for m in messages if isinstance(m, dict))
+            return system and body.get("tool_choice") not in (None, "none")
         return True
 
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:

@@ -30,8 +30,8 @@ PROBE_TIMEOUT_S = 60.0
 """Generous: the server may be loading the model when the first request comes."""
 
 MIN_TOOL_TOKENS = 24
-"""The probe tool's name, description and parameters take ~90 tokens in any tokenizer; a
-server that renders the tool counts at least this many more."""
+"""The probe tool's name and parameters take ~60 tokens in any tokenizer (some templates leave
+the description out); a server that renders the tool counts at least this many more."""
 
 PROBE_TOOL: dict[str, Any] = {
     "type": "function",
@@ -90,7 +90,12 @@ async def probe_tools(http: httpx.AsyncClient, base_url: str, model: str) -> Too
     url = f"{base_url.rstrip('/')}/chat/completions"
     plain: dict[str, Any] = {
         "model": model,
-        "messages": [{"role": "user", "content": "Hi"}],
+        # With a system message: some templates render the tools only inside it
+        # (llama-cpp-python's chatml-function-calling), and the agent always sends one.
+        "messages": [
+            {"role": "system", "content": "You are a helpful assistant."},
+            {"role": "user", "content": "Hi"},
+        ],
         "max_tokens": 1,
         "temperature": 0,
         "stream": False,
