@@ -207,7 +207,14 @@ class OpenAICompatibleClient(HttpModelClient):
         if not tools:
             quiet["max_tokens"] = 1
         try:
-            answer = await self._request_json("POST", self.chat_path, quiet)
+            try:
+                answer = await self._request_json("POST", self.chat_path, quiet)
+            except ModelError as first:
+                if first.kind != "disconnected":
+                    raise
+                # The kept-alive connection died with the stream (llama-cpp-python closes it
+                # after the failure): the pool dropped it, the next try gets a new one.
+                answer = await self._request_json("POST", self.chat_path, quiet)
         except ModelError as refusal:
             if refusal.kind != "context_overflow":
                 return False
@@ -374,7 +381,8 @@ def _assistant_calls(message: ChatMessage) -> dict[str, Any]:
         }
         for c in message.tool_calls or []
     ]
-    return {"role": "assistant", "content": message.content or None, "tool_calls": calls}
+    # "" rather than null: llama-cpp-python refuses a null content (OpenAI takes both).
+    return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
 
 
 def _tool_result(message: ChatMessage, name: str) -> dict[str, Any] | None:
