@@ -12,8 +12,8 @@ from ipuaro.llm.ollama import OllamaClient
 from ipuaro.llm.openai import OpenAICompatibleClient
 from ipuaro.llm.protocol import TextDelta
 from ipuaro.llm.runaway import MIN_SPAN, RunawayDetector
-from tests.llm.helpers import collect, done, user, wait_for
-from tests.stubs.model_server import ModelStubServer, ScriptedReply
+from tests.llm.helpers import TOOLS, collect, done, user, wait_for
+from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall
 
 MODEL = "qwen2.5-coder:7b-instruct"
 MakeClient = Callable[..., HttpModelClient]
@@ -104,3 +104,17 @@ async def test_a_finished_reply_is_not_cut(
     message = done(await collect(client.stream_chat([user("q")], system=None, tools=None)))
     await client.aclose()
     assert (message.message.cut, message.message.finish_reason) == (None, "stop")
+
+
+async def test_a_looping_reply_that_came_whole_is_cut_too(model_server: ModelStubServer) -> None:
+    """The replay without streaming (a server that cannot stream tool calls) is read by the
+    same builder: a loop in it is cut, never an exception out of the client."""
+    model_server.tool_rendering = "with_choice"
+    model_server.streams_tool_calls = False
+    loop = "again and again and again. " * 200
+    model_server.enqueue(ScriptedReply(text=loop, tool_calls=[StubToolCall("git_status", {})]))
+    client = OpenAICompatibleClient(model=MODEL, base_url=model_server.openai_url)
+    events = await collect(client.stream_chat([user("q")], system="SYS", tools=TOOLS))
+    await client.aclose()
+    message = done(events).message
+    assert message.finish_reason == "runaway" and len(message.text) < len(loop)

@@ -180,7 +180,12 @@ class HttpModelClient(ABC):
                 # (llama-cpp-python raises inside the stream on a prompt above its window, and
                 # on a streamed tool call): "the server closed the stream early. Retry." would
                 # send the user in circles.
-                if not await self._replay_unstreamed(body, builder):
+                try:
+                    replayed = await self._replay_unstreamed(body, builder)
+                except RunawayCut as runaway:
+                    builder.cut_runaway(runaway.found)
+                    return
+                if not replayed:
                     raise
                 return
             body = await self._chat_body(request)
