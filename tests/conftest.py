@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipuaro.llm import window
+from ipuaro.llm import toolprobe, window
 
 
 @pytest.fixture(autouse=True)
@@ -22,3 +22,10 @@ def user_config_dir(
     of the test's, never the machine's: a developer's remembered preferences must not reach a
     prompt under test. A test that needs its own sets IPUARO_CONFIG_DIR again."""
     monkeypatch.setenv("IPUARO_CONFIG_DIR", str(tmp_path_factory.mktemp("user-config")))
+
+
+@pytest.fixture(autouse=True)
+def fresh_tool_checks() -> None:
+    """Each test's stub server is asked anew whether it shows the model the tools: a port the
+    system hands out again must not inherit the answer of an earlier test's server."""
+    toolprobe.forget()

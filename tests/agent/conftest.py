@@ -198,7 +198,7 @@ async def open_harness(
     provider: str,
     model: ScriptedModel,
     *,
-    window: int = 32_768,
+    window: int | None = 32_768,
     overrides: dict[str, Any] | None = None,
     handlers: RecordingHandlers | None = None,
     confirm: Confirmer | None = None,

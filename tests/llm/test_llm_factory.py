@@ -6,6 +6,7 @@ from ipuaro.config.schema import LlmConfig
 from ipuaro.llm.factory import create_client
 from ipuaro.llm.ollama import DEFAULT_OLLAMA_URL, OllamaClient
 from ipuaro.llm.openai import DEFAULT_OPENAI_URL, OpenAICompatibleClient
+from ipuaro.llm.protocol import NO_CAP
 from tests.llm.helpers import collect, done, user
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
@@ -57,5 +58,30 @@ async def test_pinned_window_and_config_values_reach_the_wire(
     done(await collect(client.stream_chat([user("q")], system=None, tools=None)))
     await client.aclose()
     body = model_server.chat_requests()[0]
-    assert body["options"] == {"num_ctx": 20_000, "temperature": 0.4}
+    assert body["options"] == {"num_ctx": 20_000, "temperature": 0.4, "num_predict": 4096}
     assert body["keep_alive"] == "2h"
+
+
+async def test_the_reply_cap_reaches_both_protocols_and_fits_the_window(
+    model_server: ModelStubServer,
+) -> None:
+    """llm.maxReplyTokens goes out as num_predict / max_tokens; where the window has less room
+    left than the cap, the room is sent (vLLM refuses a prompt + cap above its window)."""
+    for provider, base_url in (("ollama", model_server.url), ("openai", model_server.openai_url)):
+        config = LlmConfig(provider=provider, base_url=base_url, max_reply_tokens=1000)
+        client = create_client(config, context_window=20_000)
+        await client.context_window()
+        model_server.enqueue(*(ScriptedReply(text="ok") for _ in range(3)))
+        done(await collect(client.stream_chat([user("q")], system=None, tools=None)))
+        long_prompt = user("word " * 15_500)  # ~17.4K tokens (+10 %) of the 20K window
+        done(await collect(client.stream_chat([long_prompt], system=None, tools=None)))
+        done(await collect(client.stream_chat([user("q")], system=None, tools=None,
+                                              max_tokens=NO_CAP)))  # fmt: skip
+        await client.aclose()
+    caps = [
+        body["options"].get("num_predict") if "options" in body else body.get("max_tokens")
+        for body in model_server.chat_requests()
+    ]
+    assert caps[0] == caps[3] == 1000
+    assert 256 <= caps[1] < 1000 and 256 <= caps[4] < 1000
+    assert caps[2] is None and caps[5] is None

@@ -119,7 +119,7 @@ async def test_tool_results_go_back_with_tool_call_id(
     messages = model_server.chat_requests()[0]["messages"]
     assert messages[1] == {
         "role": "assistant",
-        "content": None,
+        "content": "",  # not null: llama-cpp-python answers 500 (a validation error) to null
         "tool_calls": [
             {
                 "id": "call_1",
@@ -244,9 +244,10 @@ async def test_refused_tools_fall_back_to_text_instructions(
     events = await collect(client.stream_chat([user("q")], system="SYS", tools=TOOLS))
     assert [e.capability for e in events if isinstance(e, CapabilityFallback)] == ["tools"]
     assert done(events).message.text.startswith("<tool_call>")
-    retried = model_server.chat_requests()[1]
-    assert "tools" not in retried
-    assert "git_status" in retried["messages"][0]["content"]
+    # The tool check met the refusal before the first chat: it goes out with the tools in text.
+    [sent] = model_server.chat_requests()
+    assert "tools" not in sent
+    assert "git_status" in sent["messages"][0]["content"]
     assert "tools" not in (await client.model_info()).capabilities
 
 

@@ -8,6 +8,7 @@ Off by default; run with ``pytest -m realmodel tests/llm`` after ``scripts/realm
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -38,8 +39,11 @@ def gguf_path() -> Path:
     return Path(folder) / GGUF_NAME
 
 
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextlib.contextmanager
+def start_llama(
+    folder: Path, *, n_ctx: int = 4096, chat_format: str | None = None
+) -> Iterator[str]:
+    """llama_cpp.server on a free loopback port serving the GGUF; yields its /v1 URL."""
     model = gguf_path()
     if importlib.util.find_spec("llama_cpp") is None or not model.is_file():
         pytest.fail(
@@ -47,12 +51,14 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "run scripts/realmodel-setup.sh first"
         )
     port = closed_port()
-    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    log_path = folder / "server.log"
     command = [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", "4096",
+        "--n_ctx", str(n_ctx),
     ]  # fmt: skip
+    if chat_format is not None:
+        command += ["--chat_format", chat_format]
     with log_path.open("w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -77,6 +83,13 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The model's own chat template (from the GGUF), 4K window."""
+    with start_llama(tmp_path_factory.mktemp("llama")) as url:
+        yield url
 
 
 async def make_client(base_url: str, *, max_tokens: int | None) -> OpenAICompatibleClient:

@@ -13,7 +13,8 @@ from ipuaro.llm.errors import ModelError, kind_for_status, window_from_error
 from ipuaro.llm.ollama import OllamaClient
 from ipuaro.llm.openai import OpenAICompatibleClient
 from ipuaro.llm.window import GIB, choose_context_window, memory_cap
-from tests.stubs.model_server import DEFAULT_MODEL, ModelStubServer, StubModel
+from tests.llm.helpers import collect, failed, user
+from tests.stubs.model_server import DEFAULT_MODEL, ModelStubServer, ScriptedReply, StubModel
 
 FLAVOURS = ["llama.cpp", "vllm", "lmstudio", "llama-cpp-python"]
 
@@ -66,11 +67,41 @@ async def test_a_server_that_says_nothing_falls_back_to_the_model_listing(
     assert "/v1/completions" not in probed  # no oversized prompt to a server that is not lcp
 
 
-async def test_a_pinned_window_asks_nothing(model_server: ModelStubServer) -> None:
-    model_server.served = ("llama.cpp", 4096)
+@pytest.mark.parametrize(("pinned", "served"), [(8192, 4096), (4096, 8192)])
+async def test_the_servers_window_wins_over_a_resumed_sessions_and_the_change_is_said(
+    model_server: ModelStubServer, pinned: int, served: int
+) -> None:
+    """Made at 8K, resumed on a 4K server: 4K (an 8K prompt would be refused); made at 4K,
+    resumed at 8K: 8K (else the status shows the window full while the server has room)."""
+    model_server.served = ("llama-cpp-python", served)
     client = OpenAICompatibleClient(
-        model=DEFAULT_MODEL, base_url=model_server.openai_url, context_window=2048
+        model=DEFAULT_MODEL, base_url=model_server.openai_url, context_window=pinned
     )
+    window = await client.context_window()
+    await client.aclose()
+    assert (window.tokens, window.source) == (served, "server")
+    assert window.warning is not None
+    assert (
+        f"this session was made with a context window of {pinned:,} tokens; the server now "
+        f"serves {served:,}: using {served:,}"
+    ) in window.warning
+
+
+async def test_a_resumed_session_on_a_server_of_its_own_size_hears_nothing(
+    model_server: ModelStubServer,
+) -> None:
+    model_server.served = ("llama.cpp", 32_768)
+    client = OpenAICompatibleClient(
+        model=DEFAULT_MODEL, base_url=model_server.openai_url, context_window=32_768
+    )
+    window = await client.context_window()
+    await client.aclose()
+    assert (window.tokens, window.warning) == (32_768, None)
+
+
+async def test_a_pinned_ollama_window_asks_nothing(model_server: ModelStubServer) -> None:
+    """Ollama allocates num_ctx per request: the session's window stands, nothing is asked."""
+    client = OllamaClient(model=DEFAULT_MODEL, base_url=model_server.url, context_window=2048)
     assert (await client.context_window()).tokens == 2048
     await client.aclose()
     assert model_server.requests == []
@@ -146,3 +177,35 @@ def test_context_refusals_are_recognised_with_their_window(
 def test_other_errors_carry_no_window() -> None:
     assert kind_for_status(500, "CUDA out of memory, is not enough") == "out_of_memory"
     assert ModelError("http_4xx", "maximum context length is 4096").window is None
+
+
+# --- a refusal inside the stream ----------------------------------------------------------
+
+
+async def test_a_prompt_above_the_window_that_kills_the_stream_is_reported_as_too_long(
+    model_server: ModelStubServer,
+) -> None:
+    """llama-cpp-python answers 200 and drops the stream on a prompt above its window: that is
+    a context-length refusal, never "the server closed the stream early. Retry."."""
+    model_server.served = ("llama-cpp-python", 4096)
+    client = OpenAICompatibleClient(model=DEFAULT_MODEL, base_url=model_server.openai_url)
+    prompt = user("word " * 5000)
+    events = await collect(client.stream_chat([prompt], system=None, tools=None))
+    await client.aclose()
+    error = failed(events).error
+    assert error.kind == "context_overflow" and not error.retryable
+    assert error.window == 4096  # the session adopts it
+    assert "maximum context length is 4096 tokens" in error.message
+    assert "closed the stream early" not in str(error)
+    assert error.suggestion.startswith("The prompt is larger than the server's context window")
+
+
+async def test_a_stream_that_breaks_for_another_reason_stays_a_disconnect(
+    model_server: ModelStubServer,
+) -> None:
+    model_server.served = ("llama-cpp-python", 4096)
+    model_server.enqueue(ScriptedReply(disconnect_after=0))
+    client = OpenAICompatibleClient(model=DEFAULT_MODEL, base_url=model_server.openai_url)
+    events = await collect(client.stream_chat([user("short")], system=None, tools=None))
+    await client.aclose()
+    assert failed(events).error.kind == "disconnected"

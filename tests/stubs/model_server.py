@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import signal
 import socket
@@ -33,7 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -46,6 +47,7 @@ from tests.stubs.wire import (
     ollama_show,
     ollama_tags,
     openai_chat_frames,
+    openai_completion,
     openai_error_body,
     openai_models,
 )
@@ -95,6 +97,16 @@ class ModelStubServer:
         self.reject_response_formats: set[str] = set()
         """``response_format`` types (json_schema, json_object) answered with 400."""
         self.reject_tools = False
+        self.tool_rendering: Literal["always", "with_choice", "never"] = "always"
+        """/v1: whether the "model" sees the tools sent. ``with_choice``: only with a
+        ``tool_choice`` other than "none", and only beside a system message (llama-cpp-python's
+        chatml-function-calling renders them inside it); ``never``: a chat template without
+        tools. Dropped tools are not counted in
+        the prompt and the model cannot call them (scripted native calls are not sent)."""
+        self.streams_tool_calls = True
+        """False: like llama-cpp-python's chatml-function-calling, a streamed request whose
+        reply is a tool call answers 200 and drops the connection ("Automatic streaming tool
+        choice is not supported"); the same request not streamed gets the call."""
         self.reject_stream_options = False
         self.api_key: str | None = None
         """If set, /v1 requests without ``Authorization: Bearer <api_key>`` get 401."""
@@ -104,6 +116,9 @@ class ModelStubServer:
         ``lmstudio`` (/api/v0/models) or ``llama-cpp-python`` (says its window only when
         refusing a longer prompt) serving that context window."""
         self.requests: list[RecordedRequest] = []
+        self.unstreamable: deque[ScriptedReply] = deque()
+        """Tool-call replies a stream could not carry (``streams_tool_calls``): the next
+        non-streamed request gets them."""
         self.disconnects = 0
         """Streams whose client went away before the end."""
         self.disconnected = threading.Event()
@@ -172,12 +187,41 @@ class ModelStubServer:
             return len(self._queue)
 
     def chat_requests(self) -> list[dict[str, Any]]:
-        """Bodies of every chat request, both protocols, in order."""
+        """Bodies of every chat request, both protocols, in order, but the one-token
+        ``"stream": false`` requests of the tool check (``probe_requests``)."""
         chat_paths = ("/api/chat", "/v1/chat/completions")
-        return [r.body for r in self.requests if r.path in chat_paths]
+        probes = self.probe_requests()
+        return [
+            r.body
+            for r in self.requests
+            if r.path in chat_paths and not any(r.body is probe for probe in probes)
+        ]
+
+    def probe_requests(self) -> list[dict[str, Any]]:
+        """Bodies of the one-token non-streamed /v1 chat requests (the client's tool check)."""
+        return [
+            r.body
+            for r in self.requests
+            if r.path == "/v1/chat/completions"
+            and isinstance(r.body, dict)
+            and r.body.get("stream") is False
+            and r.body.get("max_tokens") == 1
+        ]
+
+    def renders_tools(self, body: dict[str, Any]) -> bool:
+        """Whether the "model" sees the tools of this /v1 request (``tool_rendering``)."""
+        if not body.get("tools") or self.tool_rendering == "never":
+            return False
+        if self.tool_rendering == "with_choice":  # and in the system message, as its template
+            messages = body.get("messages") or []
+            system = any(m.get("role") == "system" for m in messages if isinstance(m, dict))
+            return system and body.get("tool_choice") not in (None, "none")
+        return True
 
     def next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         with self._lock:
+            if self.unstreamable and body.get("stream") is False:
+                return self.unstreamable.popleft()
             if self._queue:
                 return self._queue.popleft()
         return self.responder(body) if self.responder is not None else None
@@ -374,7 +418,16 @@ class _Handler(BaseHTTPRequestHandler):
             message = "Unrecognized request argument supplied: stream_options"
             self._bytes(400, openai_error_body(message, 400))
             return
+        if self._beyond_llama_cpp_python_window(body):
+            return
+        if body.get("stream") is False and body.get("max_tokens") == 1:
+            self._openai_counted(body)  # the client's tool check: one token, counted
+            return
         reply = self.stub.next_reply(body)
+        dropped = bool(body.get("tools")) and not self.stub.renders_tools(body)
+        if reply is not None and reply.tool_calls and dropped:
+            # The model never saw the tools it was sent: it cannot call them.
+            reply = dataclasses.replace(reply, tool_calls=[])
         if reply is None:
             message = "model stub: no scripted reply queued for POST /v1/chat/completions"
             self._bytes(500, openai_error_body(message, 500))
@@ -382,9 +435,57 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.status != 200:
             self._bytes(reply.status, openai_error_body(reply.error_message, reply.status))
             return
+        if body.get("stream") is False:
+            self._json(200, openai_completion(reply, str(body.get("model"))))
+            return
+        if reply.tool_calls and not self.stub.streams_tool_calls:
+            self.stub.unstreamable.append(reply)  # asked again without streaming: answered
+            self._start_stream("text/event-stream")
+            self._abort()
+            return
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
         self._play(reply, openai_chat_frames(reply, str(body.get("model")), include_usage))
+
+    def _prompt_words(self, body: dict[str, Any]) -> int:
+        messages = body.get("messages") or []
+        words = sum(len(str(m.get("content") or "").split()) for m in messages)
+        if self.stub.renders_tools(body):
+            words += len(json.dumps(body["tools"]).split())
+        return words
+
+    def _beyond_llama_cpp_python_window(self, body: dict[str, Any]) -> bool:
+        """llama-cpp-python with a prompt above its window (words count as tokens): a
+        non-streamed request gets its 400; a streamed one gets 200, then the connection is
+        dropped before any event (the server raises inside the stream)."""
+        served = self.stub.served
+        if served is None or served[0] != "llama-cpp-python":
+            return False
+        window, tokens = served[1], self._prompt_words(body)
+        if tokens < window:
+            return False
+        if body.get("stream") is False:
+            message = (
+                f"This model's maximum context length is {window} tokens, however you "
+                f"requested {tokens + 1} tokens ({tokens} in your prompt; 1 for the "
+                "completion). Please reduce your prompt; or completion length."
+            )
+            self._bytes(400, openai_error_body(message, 400))
+        else:
+            self._start_stream("text/event-stream")
+            self._abort()
+        return True
+
+    def _openai_counted(self, body: dict[str, Any]) -> None:
+        """A non-streamed request (the client's tool check): one token of answer, and the
+        prompt counted in words — the tools only when the "model" sees them."""
+        words = self._prompt_words(body)
+        message = {"role": "assistant", "content": "Hello"}
+        choice = {"index": 0, "message": message, "finish_reason": "length"}
+        usage = {"prompt_tokens": words, "completion_tokens": 1, "total_tokens": words + 1}
+        payload = {"id": "chatcmpl-probe", "object": "chat.completion", "choices": [choice],
+                   "model": str(body.get("model")), "usage": usage}  # fmt: skip
+        self._json(200, payload)
 
     # --- streaming ------------------------------------------------------------------------
 

@@ -221,6 +221,40 @@ def openai_chat_frames(reply: ScriptedReply, model: str, include_usage: bool) ->
     return frames
 
 
+def openai_completion(reply: ScriptedReply, model: str) -> dict[str, Any]:
+    """The whole reply as one non-streamed ``chat.completion`` object."""
+    calls = [
+        {
+            "id": call.id or f"call_stub{index}",
+            "type": "function",
+            "function": {
+                "name": call.name,
+                "arguments": call.arguments
+                if isinstance(call.arguments, str)
+                else json.dumps(call.arguments),
+            },
+        }
+        for index, call in enumerate(reply.tool_calls)
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if calls:
+        message["tool_calls"] = calls
+    finish = "tool_calls" if calls else reply.done_reason
+    usage = {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+    }
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }
+
+
 def openai_error_body(message: str, status: int) -> bytes:
     kind = "invalid_request_error" if status < 500 else "server_error"
     error = {"message": message, "type": kind, "param": None, "code": None}

@@ -66,6 +66,10 @@ class LlmConfig(Section):
     """Seconds to wait for a model response (between streamed chunks)."""
     max_turns: int = Field(50, ge=1)
     """Most model turns for one user request before the agent stops."""
+    max_reply_tokens: int | None = Field(4096, ge=64)
+    """Most tokens of one reply in agent mode (``max_tokens`` / Ollama ``num_predict``; never
+    more than the context window has left); null: no cap, the server stops when the window is
+    full. A reply that repeats itself is cut earlier either way."""
 
 
 class ProjectConfig(Section):
@@ -320,6 +324,9 @@ class PlanConfig(Section):
     """All context blocks of one round together; searches and logs are dropped first."""
     traceback_lines: int = Field(80, ge=5, le=500)
     """Auto-context: lines shown before and after each traceback frame inside the project."""
+    max_reply_tokens: int | None = Field(3072, ge=64)
+    """Most tokens of one plan reply (a plan is one JSON object, shorter than an agent turn that
+    writes a file); null: no cap."""
 
 
 MCP_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

@@ -24,6 +24,7 @@ from ipuaro.core.errors import WorkspaceBusy
 from ipuaro.core.events import (
     AgentEnd,
     AgentStart,
+    ContextUpdate,
     EndReason,
     Event,
     MessageDelta,
@@ -133,6 +134,7 @@ class PlanFlow:
             DietLimits(config.max_blocks, config.max_file_chars, config.max_total_chars),
             config.max_context_rounds,
             config.strict_json,
+            config.max_reply_tokens,
         )
         source = ContextSource(ctx.root, ctx.store, ctx.tool_ctx.paths)
         cycle = PlanCycle(
@@ -143,6 +145,8 @@ class PlanFlow:
             on_round=self._round,
             on_call=lambda number: self._emit(TurnStart(number)),
             observer=ctx.tracer,
+            # The front ends show the context meter filling while the plan streams.
+            on_progress=lambda used: self._emit(ContextUpdate(used, ctx.window.tokens)),
         )
         try:
             await asyncio.to_thread(ctx.agent.context.prepare_request, request)

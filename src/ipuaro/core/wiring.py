@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ipuaro.agent.context.budget import ContextBudget
 from ipuaro.agent.context.manager import ContextManager
@@ -57,7 +57,11 @@ class ModelBinding:
 
 
 async def bind_model(
-    config: Config, session: Session, client: ModelClient | None = None
+    config: Config,
+    session: Session,
+    client: ModelClient | None = None,
+    *,
+    pinned_window: int | Literal["session"] | None = "session",
 ) -> ModelBinding:
     """A client for ``config.llm`` (or ``client``), its window, capabilities and tool format.
     The window stays pinned for a session that already talked to a model. Raises
@@ -66,7 +70,8 @@ async def bind_model(
     from ipuaro.llm.factory import create_client
 
     if client is None:
-        client = create_client(config.llm, context_window=_pinned_window(session))
+        pinned = _pinned_window(session) if pinned_window == "session" else pinned_window
+        client = create_client(config.llm, context_window=pinned)
     try:
         warnings: list[str] = []
         window = await client.context_window()
@@ -84,6 +89,8 @@ async def bind_model(
         await client.aclose()
         raise
     tool_format = resolve_tool_format(config.llm.tool_format, info)
+    if info is not None and config.llm.tool_format in ("auto", "native"):
+        warnings.extend(info.notes)  # e.g. a server that drops tools: text calls instead
     return ModelBinding(client, window, info, tool_format, tuple(warnings))
 
 
@@ -214,9 +221,10 @@ async def build_app(
             session = sessions.load(session_id)
         else:
             session = sessions.resume_or_create(config.llm.model, new=new_session)
+        pinned = _pinned_window(session)  # the held prompt below is no talk with the model yet
         if prompt is not None:  # headless: saved before the first model request, kill or not
             sessions.hold_prompt(session, prompt)
-        binding = await bind_model(config, session, client)
+        binding = await bind_model(config, session, client, pinned_window=pinned)
         client = binding.client
         # Redis: AOF off (a restart loses the index and sessions) is said here, once.
         warnings: list[str] = [*getattr(store, "notices", []), *sessions.notices]

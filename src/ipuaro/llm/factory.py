@@ -37,6 +37,7 @@ def create_client(
             keep_alive=config.keep_alive,
             timeout=config.timeout,
             retry=retry,
+            max_tokens=config.max_reply_tokens,
         )
     api_key = env.get(config.api_key_env) if config.api_key_env else None
     return OpenAICompatibleClient(
@@ -48,4 +49,5 @@ def create_client(
         temperature=config.temperature,
         timeout=config.timeout,
         retry=retry,
+        max_tokens=config.max_reply_tokens,
     )

@@ -25,6 +25,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import httpx
@@ -32,11 +33,14 @@ import httpx
 from ipuaro.domain.session import ChatMessage
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.protocol import CapabilityFallback, ContextWindow, ModelEvent, ToolSpec
-from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, drive
+from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, RunawayCut, drive
 from ipuaro.llm.tokens import estimate_chat_tokens
 from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_from_exception, error_from_status
 from ipuaro.llm.window import choose_context_window
 from ipuaro.llm.wire import ChatRequest, wire_tools
+
+MIN_REPLY_CAP = 256
+"""A reply cap never goes below this, however full the window: compaction keeps room for it."""
 
 
 class HttpModelClient(ABC):
@@ -57,8 +61,12 @@ class HttpModelClient(ABC):
         requested_context: int | None,
         headers: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_tokens: int | None = None,
     ) -> None:
+        """``max_tokens``: the reply cap of a ``stream_chat`` that names none
+        (``llm.maxReplyTokens``); None: no cap."""
         self.model = model
+        self.max_tokens = max_tokens
         self.base_url = base_url
         self._hints = hints
         self._timeout = timeout
@@ -112,30 +120,86 @@ class HttpModelClient(ABC):
         tools: list[ToolSpec] | None,
         response_format: dict[str, Any] | None = None,
         cancel: asyncio.Event | None = None,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[ModelEvent]:
+        tools_text = json.dumps(wire_tools(tools)) if tools else ""
+        estimate = estimate_chat_tokens(messages, system=system, extra=tools_text)
+        wanted = self.max_tokens if max_tokens is None else (max_tokens or None)
         request = ChatRequest(messages, system, tools, response_format)
 
         async def attempt(builder: ReplyBuilder) -> None:
-            await self._chat_once(request, builder)
+            cap, reason = self._reply_cap(wanted, estimate)
+            builder.reply_cap, builder.cap_reason = cap, reason
+            await self._chat_once(replace(request, reply_cap=cap), builder)
 
-        tools_text = json.dumps(wire_tools(tools)) if tools else ""
-        estimate = estimate_chat_tokens(messages, system=system, extra=tools_text)
         return drive(attempt, cancel=cancel, retry=self._retry, prompt_estimate=estimate)
+
+    def _reply_cap(self, wanted: int | None, prompt_estimate: int) -> tuple[int | None, str]:
+        """The cap to send: ``wanted``, but never more than the window has left once the
+        prompt is in (a server such as vLLM refuses a prompt plus cap above its window). The
+        estimate is padded by a tenth: it can be that much short of the server's count."""
+        window = self._window
+        if wanted is None or window is None:
+            return wanted, ""
+        room = window.tokens - (prompt_estimate * 11 + 9) // 10
+        if room >= wanted:
+            return wanted, ""
+        return max(room, MIN_REPLY_CAP), "what the context window had left"
+
+    def _notices(self, request: ChatRequest) -> list[CapabilityFallback]:
+        """Switches made before this request (a check at session start) that its stream must
+        report, once."""
+        return []
 
     async def _chat_once(self, request: ChatRequest, builder: ReplyBuilder) -> None:
         body = await self._chat_body(request)
+        for notice in self._notices(request):
+            builder.notice(notice)
         builder.restart_clock()  # building the first body may have asked the model's size
         while True:
             try:
-                async with self._stream(self.chat_path, body) as lines:
-                    await self._read_chat(lines, builder)
+                if body.get("stream") is False:
+                    answer = await self._request_json("POST", self.chat_path, body)
+                    self._read_whole(answer, builder)
+                else:
+                    async with self._stream(self.chat_path, body) as lines:
+                        await self._read_chat(lines, builder)
                 return
             except ErrorAnswer as answer:
                 fallback = self._fallback(answer, body)
                 if fallback is None:
                     raise
                 builder.notice(fallback)
+            except RunawayCut as runaway:
+                builder.cut_runaway(runaway.found)  # leaving the block hung up on the server
+                return
+            except ModelError as error:
+                if error.kind != "disconnected" or builder.streamed or body.get("stream") is False:
+                    raise
+                # A stream that ends before its first word is how some servers refuse or fail
+                # (llama-cpp-python raises inside the stream on a prompt above its window, and
+                # on a streamed tool call): "the server closed the stream early. Retry." would
+                # send the user in circles.
+                try:
+                    replayed = await self._replay_unstreamed(body, builder)
+                except RunawayCut as runaway:
+                    builder.cut_runaway(runaway.found)
+                    return
+                if not replayed:
+                    raise
+                return
             body = await self._chat_body(request)
+
+    async def _replay_unstreamed(self, body: dict[str, Any], builder: ReplyBuilder) -> bool:
+        """``body``'s stream ended before a word: send it again without streaming. Raises the
+        server's refusal when that explains the break (a context-length refusal); True when
+        the answer came this way (fed into ``builder``); False to report the break."""
+        return False
+
+    def _read_whole(self, answer: Any, builder: ReplyBuilder) -> None:
+        """Feed a non-streamed answer into ``builder`` (servers that cannot stream some
+        replies); only clients that send ``"stream": false`` implement it."""
+        raise ModelError("bad_response", f"{self.chat_path} cannot be read without streaming")
 
     # --- shared queries -------------------------------------------------------------------
 
@@ -144,9 +208,9 @@ class HttpModelClient(ABC):
         async with self._window_lock:
             if self._window is None:
                 model_max: int | None = None
-                served: int | None = None
+                # Asked for a pinned (resumed) session too: the server's window wins over it.
+                served = await self._served_window()
                 if self._pinned is None:
-                    served = await self._served_window()
                     model_max = await self._model_max()
                 self._window = choose_context_window(
                     pinned=self._pinned,

@@ -11,6 +11,9 @@ What Ollama does that this client works around:
   those with ``toolcalls.parse_reply``;
 - a model without the ``tools`` capability makes ``/api/chat`` answer 400 "does not support
   tools": the client then offers the tools as text instructions for the rest of the session.
+  ``/api/show`` says so beforehand (``capabilities``, or the template before Ollama 0.6): the
+  same check the OpenAI-compatible client makes with a probe, so both clients switch to text
+  tool calls before the first turn and say so (``ModelInfo.notes``).
 """
 
 from __future__ import annotations
@@ -48,9 +51,11 @@ class OllamaClient(HttpModelClient):
         timeout: float = 300.0,
         retry: RetrySettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         """``context_window`` pins ``num_ctx``; ``requested_context`` (``llm.contextWindow``) is
-        used capped to the model's size; with neither, the model's size is used."""
+        used capped to the model's size; with neither, the model's size is used.
+        ``max_tokens`` (``llm.maxReplyTokens``) goes out as ``num_predict``."""
         url = (base_url or DEFAULT_OLLAMA_URL).rstrip("/")
         hints = ServerHints(
             provider="Ollama",
@@ -71,10 +76,12 @@ class OllamaClient(HttpModelClient):
             context_window=context_window,
             requested_context=requested_context,
             transport=transport,
+            max_tokens=max_tokens,
         )
         self._temperature = temperature
         self._keep_alive = keep_alive
         self._native_tools = True
+        self._tools_notice: CapabilityFallback | None = None
 
     # --- chat -----------------------------------------------------------------------------
 
@@ -93,6 +100,8 @@ class OllamaClient(HttpModelClient):
             "options": {"num_ctx": window.tokens, "temperature": self._temperature},
             "keep_alive": self._keep_alive,
         }
+        if request.reply_cap is not None:
+            body["options"]["num_predict"] = request.reply_cap
         if native and tools:
             body["tools"] = wire_tools(tools)
         if request.response_format is not None:
@@ -151,6 +160,13 @@ class OllamaClient(HttpModelClient):
             if ".Tools" in str(data.get("template") or ""):
                 capabilities.add("tools")
         details = data.get("details") or {}
+        notes: tuple[str, ...] = ()
+        if "tools" not in capabilities:
+            detail = f"{self.model} has no tools capability on this Ollama (/api/show)"
+            notes = (f"{detail}; tools are described in the prompt instead",)
+            if self._native_tools:
+                self._native_tools = False
+                self._tools_notice = CapabilityFallback("tools", f"{detail}; using text calls")
         return ModelInfo(
             name=self.model,
             context_length=int(context) if context is not None else None,
@@ -158,7 +174,15 @@ class OllamaClient(HttpModelClient):
             parameter_size=details.get("parameter_size"),
             family=details.get("family"),
             quantization=details.get("quantization_level"),
+            notes=notes,
         )
+
+    def _notices(self, request: ChatRequest) -> list[CapabilityFallback]:
+        notice, self._tools_notice = self._tools_notice, None
+        if notice is None or not request.tools:
+            self._tools_notice = notice
+            return []
+        return [notice]
 
     async def _model_max(self) -> int | None:
         return (await self.model_info()).context_length

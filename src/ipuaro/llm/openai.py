@@ -8,7 +8,11 @@ servers, so refusals are detected and remembered for the session (``CapabilityFa
 - ``response_format`` ``json_schema`` → ``json_object`` carrying the schema under ``schema``
   (llama-cpp-python's server and others constrain to it; the rest ignore it) → the schema
   written into the prompt;
-- ``tools`` → tool instructions in the prompt (the agent reads the calls from the text);
+- ``tools`` → tool instructions in the prompt (the agent reads the calls from the text). Tools
+  go out with ``tool_choice: "auto"`` (what the OpenAI API means without one; llama-cpp-python
+  drops the tools without it), and whether the server really shows them to the model is checked
+  once per server and model before the first use (:mod:`ipuaro.llm.toolprobe`): a server that
+  drops them silently gets text tool calls too, and the user is told;
 - ``stream_options`` → dropped (usage is then estimated locally).
 
 ``num_ctx`` does not exist here: the server's own context size applies.
@@ -16,6 +20,7 @@ servers, so refusals are detected and remembered for the session (``CapabilityFa
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -31,7 +36,14 @@ from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
 from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
-from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_message, parse_json_object
+from ipuaro.llm.toolprobe import ToolSupport, probe_tools, remember, remembered
+from ipuaro.llm.transport import (
+    ErrorAnswer,
+    ServerHints,
+    error_message,
+    expect_object,
+    parse_json_object,
+)
 from ipuaro.llm.wire import ChatRequest, NativeToolTurns, wire_messages, wire_tools
 
 DEFAULT_OPENAI_URL = "http://localhost:8080/v1"
@@ -67,7 +79,7 @@ class OpenAICompatibleClient(HttpModelClient):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         """``max_tokens`` caps each reply (some servers default to "until the context is
-        full"); None sends no cap."""
+        full"); None sends no cap unless ``stream_chat`` asks one."""
         url = (base_url or DEFAULT_OPENAI_URL).rstrip("/")
         hints = ServerHints(
             provider="OpenAI-compatible server",
@@ -91,17 +103,25 @@ class OpenAICompatibleClient(HttpModelClient):
             requested_context=requested_context,
             headers={"Authorization": f"Bearer {api_key}"} if api_key else None,
             transport=transport,
+            max_tokens=max_tokens,
         )
-        self._max_tokens = max_tokens
         self._temperature = temperature
         self.response_format_mode: ResponseFormatMode = "json_schema"
         self.native_tools = True
         self._stream_options = True
+        self.tool_support: ToolSupport | None = None
+        """The answer of the tool check, once made (None: not checked yet)."""
+        self._tool_check_lock = asyncio.Lock()
+        self._tools_notice: CapabilityFallback | None = None
+        self._stream_tools = True
+        """False once the server failed to stream a reply with a tool call (sent whole then)."""
 
     # --- chat -----------------------------------------------------------------------------
 
     async def _chat_body(self, request: ChatRequest) -> dict[str, Any]:
         tools, system, response_format = request.tools, request.system, request.response_format
+        if tools and self.native_tools:
+            await self.check_tools()
         native = bool(tools) and self.native_tools
         extra: list[str] = []
         if tools and not native:
@@ -120,18 +140,20 @@ class OpenAICompatibleClient(HttpModelClient):
                     extra.append("Reply with one JSON object and nothing else.")
         if extra:
             system = "\n\n".join([system, *extra]) if system else "\n\n".join(extra)
+        streamed = not (native and not self._stream_tools)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(request.messages, system, _NATIVE if native else None),
-            "stream": True,
+            "stream": streamed,
             "temperature": self._temperature,
         }
-        if self._max_tokens is not None:
-            body["max_tokens"] = self._max_tokens
-        if self._stream_options:
+        if request.reply_cap is not None:
+            body["max_tokens"] = request.reply_cap
+        if self._stream_options and streamed:
             body["stream_options"] = {"include_usage": True}
         if native and tools:
             body["tools"] = wire_tools(tools)
+            body["tool_choice"] = "auto"
         if wire_format is not None:
             body["response_format"] = wire_format
         return body
@@ -173,6 +195,66 @@ class OpenAICompatibleClient(HttpModelClient):
             return CapabilityFallback("tools", detail)
         return None
 
+    async def _replay_unstreamed(self, body: dict[str, Any], builder: ReplyBuilder) -> bool:
+        # A server that refuses the prompt says why in a plain answer, before evaluating
+        # anything. One that could not stream a reply calling a tool (llama-cpp-python's
+        # chatml-function-calling: "Automatic streaming tool choice is not supported") answers
+        # it whole — and requests with tools go unstreamed for the rest of the session. Without
+        # tools only the refusal is asked for (one token): the break stays a break, retried
+        # as llm.autoRetry says.
+        tools = bool(body.get("tools"))
+        quiet = {k: v for k, v in body.items() if k != "stream_options"}
+        quiet["stream"] = False
+        if not tools:
+            quiet["max_tokens"] = 1
+        try:
+            try:
+                answer = await self._request_json("POST", self.chat_path, quiet)
+            except ModelError as first:
+                if first.kind != "disconnected":
+                    raise
+                # The kept-alive connection died with the stream (llama-cpp-python closes it
+                # after the failure): the pool dropped it, the next try gets a new one.
+                answer = await self._request_json("POST", self.chat_path, quiet)
+        except ModelError as refusal:
+            if refusal.kind != "context_overflow":
+                return False
+            raise ModelError(
+                "context_overflow",
+                "the server ended the stream without an answer; asked again without streaming "
+                f"it says: {refusal.message}",
+                status=refusal.status,
+            ) from None
+        if not tools:
+            return False
+        self._read_whole(answer, builder)
+        if self._stream_tools:
+            self._stream_tools = False
+            detail = (
+                "the server cannot stream a reply that calls a tool; requests with tools are "
+                "sent without streaming"
+            )
+            builder.notice(CapabilityFallback("stream", detail))
+        return True
+
+    def _read_whole(self, answer: Any, builder: ReplyBuilder) -> None:
+        payload = expect_object(answer, "the answer of /chat/completions")
+        usage = payload.get("usage")
+        if isinstance(usage, dict):
+            builder.usage(
+                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+            )
+        for choice in payload.get("choices") or []:
+            message = choice.get("message") or {}
+            builder.text(str(message.get("content") or ""))
+            for index, call in enumerate(message.get("tool_calls") or []):
+                function = call.get("function") or {}
+                part = {"index": index, "id": call.get("id"), "function": function}
+                pending: dict[int, _PendingCall] = {}
+                _merge_call_part(pending, part)
+                _flush_calls(pending, builder)
+            builder.finish(str(choice.get("finish_reason") or "stop"))
+
     async def _read_chat(self, lines: AsyncIterator[str], builder: ReplyBuilder) -> None:
         pending: dict[int, _PendingCall] = {}
         finished = False
@@ -203,6 +285,35 @@ class OpenAICompatibleClient(HttpModelClient):
             raise ModelError("disconnected", "the stream ended before the server finished")
         _flush_calls(pending, builder)  # some servers send no [DONE] after finish_reason
 
+    # --- tools ----------------------------------------------------------------------------
+
+    async def check_tools(self) -> ToolSupport:
+        """Whether the server shows the model the tools it is sent, asked once per server and
+        model (:mod:`ipuaro.llm.toolprobe`). A server that drops or refuses them switches this
+        client to text tool calls; the next chat says so with a ``CapabilityFallback``."""
+        async with self._tool_check_lock:
+            if self.tool_support is not None:
+                return self.tool_support
+            support = remembered(self.base_url, self.model)
+            if support is None:
+                support = await probe_tools(self._http, self.base_url, self.model)
+                remember(self.base_url, self.model, support)
+            self.tool_support = support
+            if support.honoured is False and self.native_tools:
+                self.native_tools = False
+                detail = f"{support.detail}; using text tool calls"
+                self._tools_notice = CapabilityFallback("tools", detail)
+            return support
+
+    def _notices(self, request: ChatRequest) -> list[CapabilityFallback]:
+        # Said to a request that offers tools natively: the agent then switches to text calls.
+        # A request without tools (the agent already uses text calls) needs no switch.
+        notice, self._tools_notice = self._tools_notice, None
+        if notice is None or not request.tools:
+            self._tools_notice = notice
+            return []
+        return [notice]
+
     # --- model metadata -------------------------------------------------------------------
 
     async def _models(self) -> list[dict[str, Any]]:
@@ -210,21 +321,36 @@ class OpenAICompatibleClient(HttpModelClient):
         entries = data.get("data") if isinstance(data, dict) else None
         return [e for e in entries or [] if isinstance(e, dict)]
 
-    async def model_info(self) -> ModelInfo:
+    async def _listed_context(self) -> int | None:
         entry = next((e for e in await self._models() if e.get("id") == self.model), {})
         meta = entry.get("meta")
         meta = meta if isinstance(meta, dict) else {}
         context = next((entry[k] for k in _CONTEXT_KEYS if isinstance(entry.get(k), int)), None)
         if context is None and isinstance(meta.get("n_ctx_train"), int):
             context = meta["n_ctx_train"]  # llama.cpp's server
+        return context if isinstance(context, int) else None
+
+    async def model_info(self) -> ModelInfo:
+        """Asks the server whether it shows the model the tools (once: see ``check_tools``);
+        ``notes`` says so when it does not."""
+        context = await self._listed_context()
+        if self.native_tools:
+            await self.check_tools()
+        support = self.tool_support
+        notes: tuple[str, ...] = ()
+        if support is not None and support.honoured is False:
+            notes = (f"{support.detail}; tools are described in the prompt instead",)
         capabilities = {"completion", "tools"} if self.native_tools else {"completion"}
         return ModelInfo(
-            name=self.model, context_length=context, capabilities=frozenset(capabilities)
+            name=self.model,
+            context_length=context,
+            capabilities=frozenset(capabilities),
+            notes=notes,
         )
 
     async def _model_max(self) -> int | None:
         try:
-            return (await self.model_info()).context_length
+            return await self._listed_context()
         except ModelError:
             return None  # many servers list no sizes; the config decides
 
@@ -256,7 +382,8 @@ def _assistant_calls(message: ChatMessage) -> dict[str, Any]:
         }
         for c in message.tool_calls or []
     ]
-    return {"role": "assistant", "content": message.content or None, "tool_calls": calls}
+    # "" rather than null: llama-cpp-python refuses a null content (OpenAI takes both).
+    return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
 
 
 def _tool_result(message: ChatMessage, name: str) -> dict[str, Any] | None:

@@ -16,6 +16,9 @@ from typing import Any, Literal, Protocol
 from ipuaro.domain.session import ChatMessage, ToolCall
 from ipuaro.llm.errors import ModelError
 
+NO_CAP = 0
+"""``stream_chat(max_tokens=NO_CAP)``: send no reply cap (the server stops at its window)."""
+
 MIN_COMFORTABLE_CONTEXT = 16_384
 """Below this many tokens the agent's own prompt (structure + AST summary) leaves little room."""
 
@@ -70,6 +73,9 @@ class AssistantReply:
     """``stop``, ``length``, ``tool_calls``, or what the server said."""
     parse_errors: list[ToolCallParseError] = field(default_factory=list)
     """Native tool calls whose arguments were not valid JSON."""
+    cut: str | None = None
+    """Why the reply ended before the model finished it, for the user: the token cap
+    (``finish_reason`` ``length``) or a runaway repetition (``runaway``); None: it finished."""
 
 
 # --- events -------------------------------------------------------------------------------
@@ -111,7 +117,7 @@ class Retrying:
 class CapabilityFallback:
     """The server refused a feature; the client switched to a fallback for this session."""
 
-    capability: Literal["response_format", "tools", "stream_options"]
+    capability: Literal["response_format", "tools", "stream_options", "stream"]
     detail: str
 
 
@@ -151,6 +157,9 @@ class ModelInfo:
     parameter_size: str | None = None
     family: str | None = None
     quantization: str | None = None
+    notes: tuple[str, ...] = ()
+    """What the user should know about the model on this server, said at session start
+    (e.g. tools the server drops: they are described in the prompt instead)."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +197,11 @@ class ModelClient(Protocol):
         tools: list[ToolSpec] | None,
         response_format: dict[str, Any] | None = None,
         cancel: asyncio.Event | None = None,
-    ) -> AsyncIterator[ModelEvent]: ...
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[ModelEvent]:
+        """``max_tokens``: most tokens of the reply (never more than the window has left);
+        None: the client's own cap (``llm.maxReplyTokens``); :data:`NO_CAP`: none."""
+        ...
 
     async def model_info(self) -> ModelInfo: ...
 

@@ -34,7 +34,18 @@ from ipuaro.llm.protocol import (
     UsageReport,
     new_call_id,
 )
+from ipuaro.llm.runaway import Runaway, RunawayDetector
 from ipuaro.llm.tokens import estimate_tokens
+
+
+class RunawayCut(Exception):
+    """Raised from ``ReplyBuilder.text`` to stop reading a reply that repeats itself; the
+    client catches it, ends the stream (the server stops generating) and keeps the reply."""
+
+    def __init__(self, found: Runaway) -> None:
+        super().__init__(found.describe())
+        self.found = found
+
 
 DEFAULT_RETRY_DELAYS = (1.0, 2.0, 4.0)
 
@@ -59,7 +70,13 @@ class ReplyBuilder:
         self._errors: list[ToolCallParseError] = []
         self._usage: Usage | None = None
         self._finish_reason = "stop"
+        self._cut: str | None = None
+        self._runaway = RunawayDetector()
         self.tokens_per_s: float | None = None
+        self.reply_cap: int | None = None
+        """The cap sent with the request, to name it when the server stops at it."""
+        self.cap_reason = ""
+        """Why the cap is that size, e.g. "what the context window had left"."""
 
     def restart_clock(self) -> None:
         """Time from here: preparation (e.g. asking the model's size) is not the model's."""
@@ -70,10 +87,21 @@ class ReplyBuilder:
         return bool(self._text or self._calls or self._errors)
 
     def text(self, delta: str) -> None:
+        """Raises :class:`RunawayCut` when the reply has become a loop."""
         if delta:
             self._mark_first()
             self._text.append(delta)
             self._emit(TextDelta(delta))
+            found = self._runaway.feed(delta)
+            if found is not None:
+                raise RunawayCut(found)
+
+    def cut_runaway(self, found: Runaway) -> None:
+        """Keep the reply up to the first copy of the repeated piece and say why it ended."""
+        text = "".join(self._text)[: found.keep]
+        self._text = [text]
+        self._finish_reason = "runaway"
+        self._cut = found.describe()
 
     def tool_call(self, call: ToolCall) -> None:
         self._mark_first()
@@ -122,12 +150,21 @@ class ReplyBuilder:
         finish = self._finish_reason
         if self._calls and finish == "stop":
             finish = "tool_calls"
+        cut = self._cut
+        if cut is None and finish == "length":
+            if self.reply_cap:
+                why = f": {self.cap_reason}" if self.cap_reason else ""
+                cut = f"the reply was cut off at the token cap ({self.reply_cap:,} tokens{why})"
+            else:
+                cut = "the reply was cut off where the server stopped it (its context window)"
         timings = Timings(
             first_token_s=None if self._first_token is None else self._first_token - self._started,
             total_s=time.monotonic() - self._started,
             tokens_per_s=self.tokens_per_s,
         )
-        return AssistantReply(text, list(self._calls), usage, timings, finish, list(self._errors))
+        return AssistantReply(
+            text, list(self._calls), usage, timings, finish, list(self._errors), cut
+        )
 
     def _mark_first(self) -> None:
         if self._first_token is None:

@@ -3,9 +3,12 @@
 Ollama truncates a prompt silently to its default context unless ``num_ctx`` is sent, and it
 reloads the model whenever ``num_ctx`` changes, so the value is chosen once per session:
 
-- pinned (a resumed session, a CLI flag): used as is;
 - served: an OpenAI-compatible server allocated its window at start-up
-  (:mod:`ipuaro.llm.served`); nothing larger can be used, ``llm.contextWindow`` may ask less;
+  (:mod:`ipuaro.llm.served`); nothing larger can be used, ``llm.contextWindow`` may ask less.
+  The server's window wins over a pinned one too: a session made at 8K and resumed on a server
+  started with 4K uses 4K (an 8K prompt would be refused), one made at 4K and resumed at 8K uses
+  8K; either change is said at start;
+- pinned (a resumed session, a CLI flag): used as is;
 - configured (``llm.contextWindow``): used, but never above what the model was trained for —
   a 128K window on a 32K model only costs memory;
 - otherwise the model's own size, from ``/api/show`` (or ``/v1/models`` where it is reported),
@@ -54,12 +57,21 @@ def choose_context_window(
     allocates: bool = True,
     total_memory: int | None = None,
 ) -> ContextWindow:
-    """``served``: the window the server runs with (it cannot be exceeded); ``allocates``: the
+    """``served``: the window the server runs with (it cannot be exceeded, and it wins over
+    ``pinned``: the session's window from another server or start-up); ``allocates``: the
     window chosen here is allocated by the server (Ollama's ``num_ctx``), so memory caps it."""
+    if served is not None:
+        chosen = _served(requested, served)
+        if pinned is None or pinned == chosen.tokens:
+            return chosen
+        change = (
+            f"this session was made with a context window of {pinned:,} tokens; the server now "
+            f"serves {served:,}: using {chosen.tokens:,}"
+        )
+        warning = f"{change}; {chosen.warning}" if chosen.warning else change
+        return ContextWindow(chosen.tokens, chosen.source, served, warning)
     if pinned is not None:
         return ContextWindow(pinned, "pinned", model_max, _warning(pinned, model_max))
-    if served is not None:
-        return _served(requested, served)
     if requested is not None and model_max is not None:
         tokens = min(requested, model_max)
         if requested <= model_max:

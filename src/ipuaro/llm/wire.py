@@ -26,6 +26,8 @@ class ChatRequest:
     system: str | None
     tools: list[ToolSpec] | None
     response_format: dict[str, Any] | None
+    reply_cap: int | None = None
+    """Most tokens of the reply, as sent (``max_tokens`` / ``num_predict``); None: no cap."""
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,15 @@
                                           └─ otherwise ─────────► the plan
 
 The model is called without tools and, with ``plan.strictJson``, with the schema as
-``response_format`` (the clients fall back by themselves when a server refuses it). Named log
-events (``LLM_REQUEST_SENT`` …) go to ``on_log`` for the trace and the log; ``on_round`` tells
-the user what each context round fetched and cut.
+``response_format`` (the clients fall back by themselves when a server refuses it), and with the
+reply cap ``plan.maxReplyTokens``. Named log events (``LLM_REQUEST_SENT`` …) go to ``on_log`` for
+the trace and the log; ``on_round`` tells the user what each context round fetched and cut;
+``on_progress`` how full the context is while the reply streams (a plan is one JSON object:
+nothing of it is shown before it is whole, so the front ends show the context meter moving).
+
+A reply cut short (at the cap, or for looping) is the cause of an invalid plan: the repair says
+so to the model and the failure to the user, and the repair turn carries the reply cut to
+:data:`REPAIR_ECHO_CHARS` (re-sending a runaway reply whole would not fit the window).
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ from ipuaro.agent.run.observer import ModelRequestInfo, ModelResponseInfo, TurnO
 from ipuaro.domain import ChatMessage
 from ipuaro.domain.plan import ContextRequest
 from ipuaro.llm.protocol import (
+    NO_CAP,
     AssistantReply,
     CapabilityFallback,
     ModelClient,
     StreamDone,
     StreamError,
+    TextDelta,
 )
 from ipuaro.planning.autocontext import AutoContext
 from ipuaro.planning.context import ContextSource
@@ -44,12 +52,18 @@ log = logging.getLogger("ipuaro.plan")
 
 LogListener = Callable[[str, dict[str, Any]], None]
 
+REPAIR_ECHO_CHARS = 4000
+"""Most characters of an invalid reply sent back in the repair turn (head and tail kept)."""
+PROGRESS_EVERY_CHARS = 200
+
 
 @dataclass(frozen=True)
 class CycleSettings:
     limits: DietLimits = field(default_factory=DietLimits)
     max_rounds: int = 2
     strict_json: bool = True
+    max_reply_tokens: int | None = 3072
+    """``plan.maxReplyTokens``; None: no cap."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +135,10 @@ class PlanCycle:
         on_round: Callable[[ContextRound], None] | None = None,
         on_call: Callable[[int], None] | None = None,
         observer: TurnObserver | None = None,
+        on_progress: Callable[[int], None] | None = None,
     ) -> None:
+        """``on_progress``: the tokens the request fills while its reply streams (the prompt and
+        the reply so far, estimated at four characters a token), now and then."""
         self.client = client
         self.source = source
         self.settings = settings
@@ -130,6 +147,7 @@ class PlanCycle:
         self._on_round = on_round
         self._on_call = on_call
         self._observer = observer
+        self._on_progress = on_progress
         self._rounds: list[ContextRound] = []
 
     def log_event(self, name: str, **data: Any) -> None:
@@ -161,24 +179,27 @@ class PlanCycle:
         messages = [_message("user", opening)]
         repaired = False
         while True:
-            text = await self._call(system, messages, cancel)
+            reply = await self._call(system, messages, cancel)
+            text = reply.text
             try:
                 read = read_plan(text)
                 if not read.plan.context_requests or self.stats.rounds >= self.settings.max_rounds:
                     read = self._precheck(read, text)
             except PlanReplyError as error:
+                # A reply cut short is why it does not parse: that is the cause to name.
+                cause = f"{reply.cut} — {error.message}" if reply.cut else error.message
                 self.log_event(
-                    "VALIDATION_FAILED", stage=error.stage, error=error.message, repair=not repaired
+                    "VALIDATION_FAILED", stage=error.stage, error=cause, repair=not repaired
                 )
                 if repaired:
                     raise PlanFailed(
-                        f"the model's plan is still not valid after one repair: {error.message}",
-                        text,
+                        f"the model's plan is still not valid after one repair: {cause}", text
                     ) from None
                 repaired = True
                 self.stats.repairs += 1
-                messages.append(_message("assistant", text))
-                messages.append(_message("user", repair_message(error.message)))
+                echo, _cut = truncate_middle(text, REPAIR_ECHO_CHARS)
+                messages.append(_message("assistant", echo))
+                messages.append(_message("user", repair_message(_for_model(reply, cause))))
                 continue
             repaired = False
             if read.extraction != "json":
@@ -250,7 +271,9 @@ class PlanCycle:
             totalChars=diet.total_chars,
         )
 
-    async def _call(self, system: str, messages: list[ChatMessage], cancel: asyncio.Event) -> str:
+    async def _call(
+        self, system: str, messages: list[ChatMessage], cancel: asyncio.Event
+    ) -> AssistantReply:
         if cancel.is_set():
             raise PlanFailed("interrupted by the user", cancelled=True)
         self.stats.calls += 1
@@ -298,7 +321,7 @@ class PlanCycle:
             raise PlanFailed(error or "the model call ended without an answer")
         self.stats.tokens_in += reply.usage.prompt_tokens
         self.stats.tokens_out += reply.usage.completion_tokens
-        return reply.text
+        return reply
 
     async def _stream(
         self,
@@ -307,10 +330,23 @@ class PlanCycle:
         fmt: dict[str, Any] | None,
         cancel: asyncio.Event,
     ) -> tuple[AssistantReply | None, str | None]:
+        cap = self.settings.max_reply_tokens
         stream = self.client.stream_chat(
-            messages, system=system, tools=None, response_format=fmt, cancel=cancel
+            messages,
+            system=system,
+            tools=None,
+            response_format=fmt,
+            cancel=cancel,
+            max_tokens=NO_CAP if cap is None else cap,
         )
+        prompt_chars = len(system) + sum(len(m.content) for m in messages)
+        streamed = reported = 0
         async for event in stream:
+            if isinstance(event, TextDelta) and self._on_progress is not None:
+                streamed += len(event.text)
+                if streamed - reported >= PROGRESS_EVERY_CHARS:
+                    reported = streamed
+                    self._on_progress((prompt_chars + streamed) // 4)
             if isinstance(event, StreamDone):
                 return event.message, None
             if isinstance(event, StreamError):
@@ -327,3 +363,13 @@ class PlanCycle:
 
 def _message(role: Literal["user", "assistant"], content: str) -> ChatMessage:
     return ChatMessage(role=role, content=content, timestamp=time.time())
+
+
+def _for_model(reply: AssistantReply, cause: str) -> str:
+    """What the repair turn tells the model about its reply: for one cut short, to be brief
+    (or to stop repeating itself)."""
+    if reply.finish_reason == "runaway":
+        return f"{cause}\nYou repeated yourself; write each part once."
+    if reply.cut:
+        return f"{cause}\nBe brief: the whole answer must fit the token cap."
+    return cause

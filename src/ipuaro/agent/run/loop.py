@@ -55,6 +55,7 @@ from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ModelClient, ToolSpec
+from ipuaro.llm.runaway import cut_advice
 from ipuaro.llm.toolcalls import ParsedReply, parse_reply
 from ipuaro.tools.base import ToolContext
 
@@ -383,6 +384,10 @@ class Agent:
                 keep_partial(self.session.history, result.text)
                 raise Stop("aborted", "interrupted by the user")
             if result.error is None:
+                if result.reply is not None and result.reply.cut:
+                    advice = cut_advice(result.reply.finish_reason, "llm.maxReplyTokens")
+                    notice = AgentError("llm", result.reply.cut, True, advice)
+                    self._emit(ErrorRaised(notice, ()))  # said, not asked: the turn goes on
                 return result
             error = result.error
             if error.kind == "context_overflow" and self.context.adopt_window(error.window):
