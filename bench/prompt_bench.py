@@ -185,7 +185,7 @@ def make_tiny(into: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", default=BASELINE, help="git ref measured as 'before'")
-    parser.add_argument("--windows", default="8192,32768", help="context windows, comma-separated")
+    parser.add_argument("--windows", default="4096,8192,32768", help="context windows, comma-separated")
     parser.add_argument("--skip-django", action="store_true")
     parser.add_argument("--dump", type=Path, help="write each first request as JSON here")
     args = parser.parse_args()

@@ -461,7 +461,7 @@ class Agent:
         self._tools_revision = self.tools.revision
         self._specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
-            for s in self.tools.specs(self._plan_mode)
+            for s in self.tools.specs(self._plan_mode, window=self.context.budget.window)
         ]
         self._accepted = self.tools.accepted_names()
         self.context.set_tools(
