@@ -215,14 +215,14 @@ class ToolRegistry:
         """What the model is offered; a ``window`` below ``SMALL_WINDOW`` gets the core set in
         compact form and a ``more_tools`` entry naming the rest (see ``tools.toolsets``)."""
         tools = self.read_only() if plan_mode else self.tools()
-        specs = [
+        specs: list[dict[str, Any]] = [
             {"name": tool.name, "description": tool.description, "parameters": tool_schema(tool)}
             for tool in tools
         ]
         if window is None or window >= SMALL_WINDOW:
             return specs
         offered = [s for s in specs if s["name"] in CORE_TOOLS or s["name"] in self._unlocked]
-        rest = [s["name"] for s in specs if s not in offered]
+        rest: list[str] = [str(s["name"]) for s in specs if s not in offered]
         compact = [compact_spec(s) for s in offered]
         return [*compact, more_tools_spec(rest)] if rest else compact
 

@@ -29,7 +29,6 @@ CORE_TOOLS = (
     "find_definition",
     "find_references",
     "grep_search",
-    "find_files",
     "replace",
     "run_command",
 )
@@ -61,28 +60,32 @@ def _short_field(text: str) -> str:
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The same arguments with short descriptions and without what adds nothing for the
-    model (``additionalProperties``, ``default: false``)."""
+    """The same arguments without what adds least for the model: ``additionalProperties``,
+    ``default: false``, bounds the tool checks anyway, and the description of an optional
+    argument (its name and type say it; a required one keeps its first clause)."""
+    required = set(schema.get("required", []) or [])
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key == "additionalProperties":
             continue
         if key == "properties" and isinstance(value, dict):
-            out[key] = {name: _compact_field(field) for name, field in value.items()}
+            out[key] = {
+                name: _compact_field(field, name in required) for name, field in value.items()
+            }
         else:
             out[key] = value
     return out
 
 
-def _compact_field(field: Any) -> Any:
+def _compact_field(field: Any, required: bool) -> Any:
     if not isinstance(field, dict):
         return field
     out: dict[str, Any] = {}
     for key, value in field.items():
-        if key == "default" and value in (False, "", [], 0):
+        if key in ("minimum", "maximum") or (key == "default" and value in (False, "", [], 0)):
             continue
         if key == "description" and isinstance(value, str):
-            short = _short_field(value)
+            short = _short_field(value) if required else ""
             if short:
                 out[key] = short
             continue
@@ -93,7 +96,7 @@ def _compact_field(field: Any) -> Any:
 def compact_spec(spec: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": spec["name"],
-        "description": first_sentence(spec["description"]),
+        "description": first_sentence(spec["description"]).split(" (", 1)[0],
         "parameters": compact_schema(spec["parameters"]),
     }
 
@@ -123,6 +126,6 @@ def more_tools_spec(rest: list[str]) -> dict[str, Any]:
     schema = compact_schema(model_schema(MoreToolsArgs))
     return {
         "name": MORE_TOOLS,
-        "description": "Add tools to your list: " + ", ".join(rest),
+        "description": "Add tools to your list (all of them without names): " + ", ".join(rest),
         "parameters": schema,
     }

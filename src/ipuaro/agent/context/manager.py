@@ -24,6 +24,7 @@ from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ToolSpec
 from ipuaro.memory import EngineeringMemory, render_block
 from ipuaro.store.protocol import Store
+from ipuaro.tools.toolsets import SMALL_WINDOW
 
 Estimator = Callable[[str], int]
 
@@ -124,7 +125,8 @@ class ContextManager:
     def set_tools(
         self, tools: list[ToolSpec], mode: ToolFormat, *, native: bool, plan_mode: bool = False
     ) -> None:
-        self._fixed = fixed_part(tools, mode, plan_mode)
+        compact = self.budget.window < SMALL_WINDOW
+        self._fixed = fixed_part(tools, mode, plan_mode, compact=compact)
         self._fixed_tokens = self.estimate(self._fixed)
         # Native tool schemas travel beside the prompt and count against the window too.
         if native:
@@ -217,6 +219,14 @@ class ContextManager:
             + self.messages_tokens(view.messages)
         )
         return Assembled(system, view.messages, tokens, system_tokens)
+
+    def idle_tokens(self, history: Sequence[ChatMessage]) -> int:
+        """What the next request weighs before the server counted one: rules, tool schemas,
+        the project summary (ranked for no words yet) and the history. The status bar's ``ctx``
+        before the first answer, so a small window's fixed share shows at start."""
+        if self.summary_stats is None:
+            self.prepare_request("")
+        return self.meter.corrected(self.assemble(history, None).tokens)
 
     def forget(self) -> None:
         """Drop cached per-message estimates (after loading another session)."""
