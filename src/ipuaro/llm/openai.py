@@ -255,7 +255,9 @@ def _assistant_calls(message: ChatMessage) -> dict[str, Any]:
         }
         for c in message.tool_calls or []
     ]
-    return {"role": "assistant", "content": message.content or None, "tool_calls": calls}
+    # "" not null: llama-cpp-python's server refuses a null content (a 500 on the request
+    # after the first tool call), and every other server reads "" as no text.
+    return {"role": "assistant", "content": message.content or "", "tool_calls": calls}
 
 
 def _tool_result(message: ChatMessage, name: str) -> dict[str, Any] | None:
