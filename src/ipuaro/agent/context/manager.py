@@ -58,6 +58,10 @@ def git_modified(root: Path) -> set[str]:
     return paths
 
 
+IDLE_SUMMARY_FILES = 2_000
+"""Up to this many indexed files the status bar's first ``ctx`` includes the project summary."""
+
+
 @dataclass(frozen=True)
 class Assembled:
     system: str
@@ -223,8 +227,10 @@ class ContextManager:
     def idle_tokens(self, history: Sequence[ChatMessage]) -> int:
         """What the next request weighs before the server counted one: rules, tool schemas,
         the project summary (ranked for no words yet) and the history. The status bar's ``ctx``
-        before the first answer, so a small window's fixed share shows at start."""
-        if self.summary_stats is None:
+        before the first answer, so a small window's fixed share shows at start. On a project
+        past ``IDLE_SUMMARY_FILES`` the summary is left for the first request (loading it takes
+        a second or more, too long for a status bar at start-up)."""
+        if self.summary_stats is None and len(self.store.file_hashes()) <= IDLE_SUMMARY_FILES:
             self.prepare_request("")
         return self.meter.corrected(self.assemble(history, None).tokens)
 
