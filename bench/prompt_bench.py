@@ -5,6 +5,9 @@ Not a test. Run by hand (indexes django twice; a minute or two on two cores)::
     .venv/bin/python bench/prompt_bench.py
     .venv/bin/python bench/prompt_bench.py --baseline 7c70c6d --windows 8192
 
+Each "after/before" line also prints the after side's share of the window and, for 4K and 8K,
+whether it meets issue 26's goal (≤ 40 % of 4K, ≤ 25 % of 8K).
+
 What is measured: ``ipuaro run -p "say hi"`` as a user runs it (a fresh process, a fresh data
 folder, the project indexed by the run) against the stub model server (``tests/stubs``), which
 records the first chat request. That request is split into its parts — rules, the tool section
@@ -15,7 +18,8 @@ prompt; the same estimator counts both sides). Twice per case: once with ``src/`
 baseline commit (``git archive``; default: the commit before the prompt cuts) and once with this
 checkout's ``src/``; the ratio is after / before.
 
-Cases: a generated 11-line project and Django 5.0.6 (``scripts/fetch-corpora``),
+Cases: a generated 11-line project, the agent tests' fixture (``tests/fixtures/projects/agent_app``)
+and Django 5.0.6 (``scripts/fetch-corpora``),
 each with a model the server says supports tools (native calls: schemas travel in ``tools``) and
 one that does not (XML calls: the format and tool list are in the prompt), at each window.
 """
@@ -48,7 +52,10 @@ from corpora import corpus  # noqa: E402  (bench/ is on sys.path: this runs as a
 BASELINE = "7c70c6d"
 """main before the prompt cuts (issue 10, item 7)."""
 DJANGO = corpus("django")
+AGENT_FIXTURE = REPO / "tests/fixtures/projects/agent_app"
 MODEL = "qwen2.5-coder:7b-instruct"
+GOALS = {4096: 0.40, 8192: 0.25}
+"""Issue 26: the first request at most 40 % of a 4K window and 25 % of an 8K one."""
 PARTS = ("rules", "tool section", "instructions", "project summary", "tool schemas", "message")
 TOOL_SECTION_MARKERS = ("# Tools", "Tools (", "To use a tool", "Work in steps", "Reply with")
 
@@ -187,7 +194,9 @@ def make_tiny(into: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--baseline", default=BASELINE, help="git ref measured as 'before'")
-    parser.add_argument("--windows", default="8192,32768", help="context windows, comma-separated")
+    parser.add_argument(
+        "--windows", default="4096,8192,32768", help="context windows, comma-separated"
+    )
     parser.add_argument("--skip-django", action="store_true")
     parser.add_argument("--dump", type=Path, help="write each first request as JSON here")
     args = parser.parse_args()
@@ -195,7 +204,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ipuaro-prompt-bench-") as tmp:
         work = Path(tmp)
         sources = {"before": extract(args.baseline, work / "baseline"), "after": REPO / "src"}
-        projects = {"tiny (11 lines)": make_tiny(work)}
+        projects = {"tiny (11 lines)": make_tiny(work), "agent fixture": AGENT_FIXTURE}
         if not args.skip_django:
             if not DJANGO.is_dir():
                 raise SystemExit(f"{DJANGO} missing: run scripts/fetch-corpora")
@@ -227,7 +236,13 @@ def main() -> int:
                         cells = [str(tokens[p]) for p in (*PARTS, "total")]
                         print(" | ".join([project, calls, str(window), side, *cells]), flush=True)
                     ratio = totals["after"] / totals["before"]
-                    print(f"{project} | {calls} | {window} | after/before | {ratio:.2f}×")
+                    share = totals["after"] / window
+                    goal = GOALS.get(window)
+                    verdict = "" if goal is None else (" ok" if share <= goal else " OVER")
+                    print(
+                        f"{project} | {calls} | {window} | after/before | {ratio:.2f}× | "
+                        f"after = {share:.0%} of the window{verdict}"
+                    )
     return 0
 
 

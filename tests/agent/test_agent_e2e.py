@@ -169,7 +169,8 @@ async def test_a_long_conversation_is_compacted_and_keeps_working(
         )
     ]
     model = ScriptedModel([*reads, ScriptedReply(text="Pricing is applied in Cart.total.")])
-    async with open_harness(project, model_server, provider, model, window=11_000) as h:
+    # 7K: the small tool set (issue 26) leaves ~2.5K more room than the full one did at 11K.
+    async with open_harness(project, model_server, provider, model, window=7_000) as h:
         end = await h.app.agent.send("walk through every file and explain the pricing")
         history = list(h.app.session.history)
         used, window = h.app.agent.context_usage

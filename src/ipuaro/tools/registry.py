@@ -28,6 +28,14 @@ from ipuaro.tools.arguments import (
 from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
 from ipuaro.tools.limits import cap_output_lines
 from ipuaro.tools.repair import repair_arguments
+from ipuaro.tools.toolsets import (
+    CORE_TOOLS,
+    MORE_TOOLS,
+    SMALL_WINDOW,
+    MoreTools,
+    compact_spec,
+    more_tools_spec,
+)
 
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 """Where ``createFile`` becomes ``create_File``: models trained on other agents write camelCase."""
@@ -165,6 +173,10 @@ class ToolRegistry:
                 raise ValueError(f"two tools are named {tool.name!r}")
             self._fixed[tool.name] = tool
         self._sources: list[ToolSource] = []
+        self._unlocked: set[str] = set()
+        """Tools ``more_tools`` added to a small window's set."""
+        self._unlocks = 0
+        self._more = MoreTools(self._unlock)
 
     @classmethod
     def default(cls) -> ToolRegistry:
@@ -187,7 +199,7 @@ class ToolRegistry:
     @property
     def revision(self) -> int:
         """Changes whenever the tools offered change (a source started or lost a server)."""
-        return sum(source.revision for source in self._sources)
+        return self._unlocks + sum(source.revision for source in self._sources)
 
     async def prepare(self) -> None:
         """Before a model turn: let sources start what starts lazily."""
@@ -199,6 +211,8 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool | None:
         resolved = self.resolve_name(name)
+        if resolved == MORE_TOOLS:
+            return self._tools.get(MORE_TOOLS, self._more)
         return None if resolved is None else self._tools.get(resolved)
 
     def read_only(self) -> list[Tool]:
@@ -208,28 +222,55 @@ class ToolRegistry:
         """The plan-mode registry: write and shell tools are absent, not just discouraged."""
         return ToolRegistry(self.read_only())
 
-    def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]:
+    def specs(self, plan_mode: bool = False, window: int | None = None) -> list[dict[str, Any]]:
+        """What the model is offered; a ``window`` below ``SMALL_WINDOW`` gets the core set in
+        compact form and a ``more_tools`` entry naming the rest (see ``tools.toolsets``)."""
         tools = self.read_only() if plan_mode else self.tools()
-        return [
+        specs: list[dict[str, Any]] = [
             {"name": tool.name, "description": tool.description, "parameters": tool_schema(tool)}
             for tool in tools
         ]
+        if window is None or window >= SMALL_WINDOW:
+            return specs
+        offered = [s for s in specs if s["name"] in CORE_TOOLS or s["name"] in self._unlocked]
+        rest: list[str] = [str(s["name"]) for s in specs if s not in offered]
+        compact = [compact_spec(s) for s in offered]
+        return [*compact, more_tools_spec(rest)] if rest else compact
+
+    def _unlock(self, names: list[str]) -> str:
+        """``more_tools``: offer ``names`` (all when empty) from the next request on; the
+        answer lists them with their arguments so the model can call them at once."""
+        tools = self._tools
+        if names:
+            wanted = [self.resolve_name(name) or name for name in names]
+            unknown = [name for name in wanted if name not in tools]
+            if unknown:
+                return self._unknown(unknown[0])
+        else:
+            wanted = [name for name in tools if name not in CORE_TOOLS]
+        new = [name for name in wanted if name not in self._unlocked]
+        self._unlocked.update(new)
+        if new:
+            self._unlocks += 1
+        lines = [f"Added to your tools: {', '.join(wanted)}."]
+        lines += [f"- {_hint(tools[name])}" for name in wanted]
+        return "\n".join(lines)
 
     def resolve_name(self, name: str) -> str | None:
         if not isinstance(name, str):
             return None
         tools = self._tools
-        if name in tools:
+        if name in tools or name == MORE_TOOLS:
             return name
         cleaned = snake_name(name)
-        if cleaned in tools:
+        if cleaned in tools or cleaned == MORE_TOOLS:
             return cleaned
         alias = TOOL_ALIASES.get(cleaned)
         return alias if alias in tools else None
 
     def accepted_names(self) -> set[str]:
         """Every name a call may use: the tools and the aliases that map to one of them."""
-        names = set(self._tools)
+        names = set(self._tools) | {MORE_TOOLS}
         names.update(alias for alias, target in TOOL_ALIASES.items() if target in self._tools)
         return names
 
@@ -251,6 +292,8 @@ class ToolRegistry:
         """Like :meth:`call` but keeps the :class:`Conflict` object for the caller."""
         resolved = self.resolve_name(name)
         tool = None if resolved is None else self._tools.get(resolved)
+        if tool is None and resolved == MORE_TOOLS:
+            tool = self._more  # offered only to a small window, callable always
         if tool is None:
             return ToolOutcome.fail(self._unknown(name))
         if plan_mode and not tool.read_only:

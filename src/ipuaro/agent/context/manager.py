@@ -24,6 +24,7 @@ from ipuaro.llm.protocol import ToolSpec
 from ipuaro.memory import EngineeringMemory, render_block
 from ipuaro.security.git_guard import run_git_sync
 from ipuaro.store.protocol import Store
+from ipuaro.tools.toolsets import SMALL_WINDOW
 
 Estimator = Callable[[str], int]
 
@@ -47,6 +48,10 @@ def git_modified(root: Path) -> set[str]:
             name = name.split(" -> ", 1)[1]
         paths.add(name.strip().strip('"'))
     return paths
+
+
+IDLE_SUMMARY_FILES = 2_000
+"""Up to this many indexed files the status bar's first ``ctx`` includes the project summary."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,8 @@ class ContextManager:
     def set_tools(
         self, tools: list[ToolSpec], mode: ToolFormat, *, native: bool, plan_mode: bool = False
     ) -> None:
-        self._fixed = fixed_part(tools, mode, plan_mode)
+        compact = self.budget.window < SMALL_WINDOW
+        self._fixed = fixed_part(tools, mode, plan_mode, compact=compact)
         self._fixed_tokens = self.estimate(self._fixed)
         # Native tool schemas travel beside the prompt and count against the window too.
         if native:
@@ -209,6 +215,16 @@ class ContextManager:
             + self.messages_tokens(view.messages)
         )
         return Assembled(system, view.messages, tokens, system_tokens)
+
+    def idle_tokens(self, history: Sequence[ChatMessage]) -> int:
+        """What the next request weighs before the server counted one: rules, tool schemas,
+        the project summary (ranked for no words yet) and the history. The status bar's ``ctx``
+        before the first answer, so a small window's fixed share shows at start. On a project
+        past ``IDLE_SUMMARY_FILES`` the summary is left for the first request (loading it takes
+        a second or more, too long for a status bar at start-up)."""
+        if self.summary_stats is None and len(self.store.file_hashes()) <= IDLE_SUMMARY_FILES:
+            self.prepare_request("")
+        return self.meter.corrected(self.assemble(history, None).tokens)
 
     def forget(self) -> None:
         """Drop cached per-message estimates (after loading another session)."""

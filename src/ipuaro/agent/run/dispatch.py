@@ -54,7 +54,7 @@ CANCELLED = "cancelled: the user interrupted before this call finished"
 class ToolSet(Protocol):
     """The part of ``ipuaro.tools.registry.ToolRegistry`` the agent uses."""
 
-    def specs(self, plan_mode: bool = False) -> list[dict[str, Any]]: ...
+    def specs(self, plan_mode: bool = False, window: int | None = None) -> list[dict[str, Any]]: ...
     @property
     def revision(self) -> int:
         """Changes whenever the tools offered change (an MCP server started or was lost)."""

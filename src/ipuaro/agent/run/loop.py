@@ -135,8 +135,12 @@ class Agent:
 
     @property
     def context_usage(self) -> tuple[int, int]:
-        """(tokens in use, window) — ``ctx %`` for the status bar."""
-        return self.context.meter.used, self.context.budget.window
+        """(tokens in use, window) — ``ctx %`` for the status bar; before the server counted
+        a prompt, the estimate of the next one (never ``0 %`` while the fixed part is sent)."""
+        used = self.context.meter.used
+        if used == 0:
+            used = self.context.idle_tokens(self.session.history)
+        return used, self.context.budget.window
 
     @property
     def queued(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -393,6 +397,7 @@ class Agent:
             if error.kind == "context_overflow" and self.context.adopt_window(error.window):
                 # The server named a smaller window than the session assumed: use it and retry.
                 note = f"{error.message}; this session now uses {self.context.budget.window:,}"
+                self._set_tools()  # a small window gets the small tool set
                 self._emit(ErrorRaised(AgentError("llm", note, True, error.suggestion), ()))
                 assembled = await self._assemble(turn, cancel)
                 continue
@@ -489,7 +494,7 @@ class Agent:
         self._tools_revision = self.tools.revision
         self._specs = [
             ToolSpec(s["name"], s["description"], s["parameters"])
-            for s in self.tools.specs(self._plan_mode)
+            for s in self.tools.specs(self._plan_mode, window=self.context.budget.window)
         ]
         self._accepted = self.tools.accepted_names()
         self.context.set_tools(
