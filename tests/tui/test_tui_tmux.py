@@ -141,7 +141,8 @@ class Tmux:
     def wait_for_exit(self, timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
         while "ipuaro" in self.run("list-sessions", "-F", "#{session_name}"):
-            assert time.monotonic() < deadline, self.screen()
+            if time.monotonic() > deadline:
+                pytest.fail(self.screen())
             time.sleep(0.1)
 
 
