@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_CORPUS = Path("/root/.cache/ipuaro-corpora/Django-5.0.6")
+from corpora import corpus  # bench/ is on sys.path: this runs as a script
+
+DEFAULT_CORPUS = corpus("django")
 EDITS = [
     (
         "signature change, 2 files use it",

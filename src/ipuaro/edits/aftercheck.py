@@ -177,7 +177,11 @@ def check_edit(
         old = before.get(change.path)
         broken: list[SyntaxProblem] = []
         if after is not None and change.new_text is not None and after.parse_error:
-            broken = new_syntax_errors(change.path, change.old_text, change.new_text)
+            # An old text the index read as clean has no errors to subtract: one parse fewer
+            # (JSON's tolerated comments read as clean, so it always compares).
+            clean = old is not None and not old.parse_error and old.language != "json"
+            baseline = None if clean else change.old_text
+            broken = new_syntax_errors(change.path, baseline, change.new_text)
             check.syntax += broken
         if old is not None and not broken:
             # With a new syntax error the parser loses the definitions around it: they would
