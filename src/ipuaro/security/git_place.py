@@ -10,13 +10,18 @@ as ``GIT_DIR``/``GIT_WORK_TREE``, which beat ``core.worktree``):
 - ``PROJECT/.git`` a folder: that folder, with the project as work tree;
 - ``PROJECT/.git`` a file: followed only when it is a real linked worktree whose own ``gitdir``
   file — outside the project, where no sandboxed command writes — points back at this project
-  (:func:`linked_git_dirs`, the same check the sandbox makes before granting that folder);
-  anything else (another repository, a symbolic link) and the project is *not* a repository
-  for ipuaro's git, with a message naming the ``.git`` file;
+  (:func:`linked_git_dirs`, the same check the sandbox makes before granting that folder), or
+  a real submodule checkout (``<super>/.git/modules/…``, whose own ``core.worktree`` points
+  back here; the sandbox grants no write to it); anything else (another repository, a
+  symbolic link) and the project is *not* a repository for ipuaro's git, with a message
+  naming the ``.git`` file;
 - no ``.git`` in the project: the nearest folder above holding one (a monorepo opened at a
   subfolder), found the way git finds it — not across ``GIT_CEILING_DIRECTORIES``, nor across
   a file-system boundary unless ``GIT_DISCOVERY_ACROSS_FILESYSTEM`` says so. Callers limit
   what they print to the project (pathspec ``.``).
+
+A ``core.worktree`` naming another folder than the work tree found here is refused too:
+pinned to the project, git would still list every file of that other tree's index as deleted.
 
 An explicit ``GIT_DIR`` skips git's ``safe.directory`` ownership check, so it is made here: a
 repository owned by another user is refused unless ``safe.directory`` lists it (or ``*``).
@@ -128,14 +133,41 @@ def _place_in(folder: Path, home: Path) -> GitPlace | None:
     if dot_git.is_dir():
         return GitPlace(dot_git, folder)
     linked = linked_git_dirs(folder, home)
-    if not linked:
-        raise GitPlaceRefused(
-            f"{dot_git} is a file naming another git folder that is not a linked worktree of "
-            f"{folder} (its own gitdir file must point back here), so ipuaro's git treats "
-            f"{folder} as not a git repository. Remove the file, or recreate the worktree with "
-            "`git worktree add`."
-        )
-    return GitPlace(linked[0], folder)
+    if linked:
+        return GitPlace(linked[0], folder)
+    module = _submodule_git_dir(folder, home)
+    if module is not None:
+        return GitPlace(module, folder)
+    raise GitPlaceRefused(
+        f"{dot_git} is a file naming another git folder that is not a linked worktree of "
+        f"{folder} (its own gitdir file must point back here), so ipuaro's git treats "
+        f"{folder} as not a git repository. Remove the file, or recreate the worktree with "
+        "`git worktree add`."
+    )
+
+
+def _submodule_git_dir(folder: Path, home: Path) -> Path | None:
+    """The git folder a submodule checkout's ``.git`` file names, when it is a real one: under
+    ``<super>/.git/modules/`` (whose ``<super>/.git/HEAD`` exists) and its own
+    ``core.worktree`` — in that folder, outside the project — points back at ``folder``."""
+    dot_git = folder / ".git"
+    try:
+        if dot_git.stat().st_size > _MAX_DOT_GIT_FILE:
+            return None
+        line = dot_git.read_text(encoding="utf-8").strip()
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = (folder / line.removeprefix("gitdir:").strip()).resolve()
+    except (OSError, UnicodeDecodeError, RuntimeError, ValueError):
+        return None
+    supers = [p for p in gitdir.parents if p.name == "modules" and (p.parent / "HEAD").is_file()]
+    if not supers or not (gitdir / "HEAD").is_file():
+        return None
+    if gitdir == Path("/") or home.resolve().is_relative_to(gitdir):
+        return None
+    if _worktree_setting(gitdir) != folder.resolve():
+        return None
+    return gitdir
 
 
 def _ceilings(env: Mapping[str, str]) -> set[Path]:
@@ -172,29 +204,44 @@ def _check_worktree_setting(place: GitPlace, env: Mapping[str, str]) -> None:
     """Refuse a repository whose ``core.worktree`` names another folder than its own: pinned
     to the project, git would list every file its index holds for that other tree (a planted
     commit of ``../../.aws/credentials``) as deleted."""
-    clean = {k: v for k, v in env.items() if not k.startswith("GIT_")}
-    try:
-        done = subprocess.run(
-            ["git", "config", "--get", "core.worktree"], cwd="/", stdin=subprocess.DEVNULL,
-            env={**clean, "GIT_DIR": str(place.git_dir), "GIT_CONFIG_NOSYSTEM": "1"},
-            capture_output=True, text=True, timeout=10, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return  # no git: nothing runs, and GIT_WORK_TREE still pins the tree
-    value = done.stdout.strip()
-    if done.returncode != 0 or not value:
-        return
-    try:
-        named = (place.git_dir / value).resolve()
-    except (OSError, RuntimeError):
-        named = None
-    if named != place.work_tree.resolve():
+    value = _worktree_value(place.git_dir, env)
+    if value is None:
+        return  # not set (or no git: nothing runs, and GIT_WORK_TREE still pins the tree)
+    if _worktree_setting(place.git_dir, env) != place.work_tree.resolve():
         raise GitPlaceRefused(
             f"{place.git_dir / 'config'} sets core.worktree = {value}, a work tree other than "
             f"{place.work_tree}; ipuaro's git does not look outside the project, so it treats "
             f"{place.work_tree} as not a git repository. Remove the setting with "
             "`git config --unset core.worktree` if you trust it."
         )
+
+
+def _worktree_value(git_dir: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """The ``core.worktree`` the repository at ``git_dir`` sets (read by git, which starts
+    nothing to read it), or ``None``."""
+    base = os.environ if env is None else env
+    clean = {k: v for k, v in base.items() if not k.startswith("GIT_")}
+    try:
+        done = subprocess.run(
+            ["git", "config", "--get", "core.worktree"], cwd="/", stdin=subprocess.DEVNULL,
+            env={**clean, "GIT_DIR": str(git_dir), "GIT_CONFIG_NOSYSTEM": "1"},
+            capture_output=True, text=True, timeout=10, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = done.stdout.strip()
+    return value if done.returncode == 0 and value else None
+
+
+def _worktree_setting(git_dir: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The folder ``core.worktree`` names (relative to ``git_dir``, as git reads it)."""
+    value = _worktree_value(git_dir, env)
+    if value is None:
+        return None
+    try:
+        return (git_dir / value).resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _listed_safe(work_tree: Path, env: Mapping[str, str]) -> bool:
