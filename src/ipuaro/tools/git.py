@@ -30,7 +30,7 @@ async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> Git
     """Run ipuaro's hardened git (:mod:`ipuaro.security.git_guard`): nothing the repository's
     configuration names (hooks, fsmonitor, filters, external diffs, pagers) ever starts, and
     only the repository :func:`locate` allows is seen."""
-    place = locate(root)
+    place = await asyncio.to_thread(locate, root)  # reads the repository's config: a git run
     listing = await _run(
         root, config_listing_argv(), git_environment(place=place), timeout, "config"
     )
