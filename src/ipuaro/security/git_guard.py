@@ -20,6 +20,10 @@ Overrides go in ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``
 scope, above every file (repository, included, global), passed on to child gits (submodules),
 and safe for any name. The system file is skipped (``GIT_CONFIG_NOSYSTEM``); the user's own
 global file stays (name, e-mail, excludes) — sandboxed commands cannot write it.
+
+Which repository and work tree git uses is pinned too (``GIT_DIR``/``GIT_WORK_TREE`` from
+:func:`ipuaro.security.git_place.git_place`): a ``.git`` file or ``core.worktree`` in the
+project cannot point ipuaro's git at another repository or at folders outside the project.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ipuaro.security.git_place import GitPlace, GitPlaceRefused, git_place
 
 __all__ = [
     "DIFF_COMMANDS",
@@ -115,11 +122,13 @@ def git_argv(*args: str) -> list[str]:
 
 
 def git_environment(
-    base: Mapping[str, str] | None = None, overrides: Iterable[tuple[str, str]] = ()
+    base: Mapping[str, str] | None = None,
+    overrides: Iterable[tuple[str, str]] = (),
+    place: GitPlace | None = None,
 ) -> dict[str, str]:
     """The environment for ipuaro's own git: ``base`` (default: this process's) without git
     variables that point elsewhere, with :data:`HARDENED_CONFIG` and ``overrides`` (from
-    :func:`filter_overrides`) in command-line scope."""
+    :func:`filter_overrides`) in command-line scope, and the repository pinned to ``place``."""
     env = {
         key: value
         for key, value in (os.environ if base is None else base).items()
@@ -131,13 +140,23 @@ def git_environment(
     for index, (key, value) in enumerate(settings):
         env[f"GIT_CONFIG_KEY_{index}"] = key
         env[f"GIT_CONFIG_VALUE_{index}"] = value
+    if place is not None:
+        env.update(place.environment())
     return env
 
 
 def run_git_sync(root: os.PathLike[str] | str, *args: str, timeout: float) -> tuple[int, str]:
-    """Run ipuaro's hardened git in ``root`` and wait: (exit code, stdout). Code -1 when git
-    is missing, its configuration could not be listed, or it ran past ``timeout`` seconds."""
+    """Run ipuaro's hardened git in ``root`` and wait: (exit code, stdout). Code -1 when
+    ``root`` is in no repository ipuaro's git may use (:func:`git_place`), git is missing, its
+    configuration could not be listed, or it ran past ``timeout`` seconds."""
     import subprocess
+
+    try:
+        place = git_place(Path(root))
+    except GitPlaceRefused:
+        return -1, ""
+    if place is None:
+        return -1, ""
 
     def run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -146,10 +165,11 @@ def run_git_sync(root: os.PathLike[str] | str, *args: str, timeout: float) -> tu
         )  # fmt: skip
 
     try:
-        listing = run(config_listing_argv(), git_environment())
+        listing = run(config_listing_argv(), git_environment(place=place))
         if listing.returncode != 0:
             return -1, ""
-        done = run(git_argv(*args), git_environment(overrides=filter_overrides(listing.stdout)))
+        overrides = filter_overrides(listing.stdout)
+        done = run(git_argv(*args), git_environment(overrides=overrides, place=place))
     except (OSError, subprocess.SubprocessError):
         return -1, ""
     return done.returncode, done.stdout

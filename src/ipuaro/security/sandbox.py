@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ipuaro.security import landlock as ll
+from ipuaro.security.git_place import linked_git_dirs
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import SandboxConfig
@@ -226,7 +227,7 @@ class SandboxProfile:
             rules.append((str(path), write))
         rules.append((str(self.root), write if self.name == "workspace" else read))
         if self.name == "workspace":
-            rules += [(str(path), write) for path in _git_dirs(self.root, self.home)]
+            rules += [(str(path), write) for path in linked_git_dirs(self.root, self.home)]
         return rules
 
     def _home_rules(self) -> list[tuple[str, int]]:
@@ -258,7 +259,7 @@ class SandboxProfile:
         root = self.root
         read_only = [str(root / name) for name in PROTECTED_INPUTS]
         git_dirs = [root / ".git"] if (root / ".git").is_dir() else []
-        git_dirs += _git_dirs(root, self.home)
+        git_dirs += linked_git_dirs(root, self.home)
         for folder in git_dirs:
             read_only += [str(folder / "config"), str(folder / "hooks")]
         return [str(root / ".git")], read_only
@@ -377,36 +378,3 @@ def _filtered(folder: Path, secrets: dict[str, frozenset[str]]) -> list[tuple[st
             continue
         rules.append((str(entry), ll.READ))
     return rules
-
-
-def _git_dirs(root: Path, home: Path) -> list[Path]:
-    """Git folders outside the project that git writes for it: a linked worktree's ``.git``
-    is a file naming its folder in the main checkout.
-
-    That file is project content (a tarball ships it, a sandboxed command writes it), so what
-    it names is never granted on its word: the named folder must be a real worktree folder
-    (``<main>/.git/worktrees/<name>``) whose own ``gitdir`` file — outside the project, where
-    no sandboxed command can write — points back at this project's ``.git``, and neither
-    folder may be ``/``, the home folder, or one of their ancestors."""
-    dot_git = root / ".git"
-    try:
-        if not dot_git.is_file() or dot_git.stat().st_size > 4096:
-            return []
-        line = dot_git.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return []
-    if not line.startswith("gitdir:"):
-        return []
-    try:
-        gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
-        common = gitdir.parent.parent
-        back = (gitdir / "gitdir").read_text(encoding="utf-8").strip()
-        points_back = (gitdir / back).resolve() == dot_git.resolve()
-    except (OSError, UnicodeDecodeError, RuntimeError, ValueError):
-        return []
-    if gitdir.parent.name != "worktrees" or not points_back or not (common / "HEAD").is_file():
-        return []
-    for folder in (gitdir, common):
-        if folder == Path("/") or home.resolve().is_relative_to(folder):
-            return []
-    return [gitdir, common]

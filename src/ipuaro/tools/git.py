@@ -13,6 +13,7 @@ from ipuaro.security.git_guard import (
     git_argv,
     git_environment,
 )
+from ipuaro.security.git_place import GitPlace, GitPlaceRefused, git_place
 from ipuaro.tools.base import ToolError
 
 GIT_TIMEOUT_S = 60.0
@@ -27,13 +28,30 @@ class GitOutput:
 
 async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> GitOutput:
     """Run ipuaro's hardened git (:mod:`ipuaro.security.git_guard`): nothing the repository's
-    configuration names (hooks, fsmonitor, filters, external diffs, pagers) ever starts."""
-    listing = await _run(root, config_listing_argv(), git_environment(), timeout, "config")
+    configuration names (hooks, fsmonitor, filters, external diffs, pagers) ever starts, and
+    only the repository :func:`locate` allows is seen."""
+    place = await asyncio.to_thread(locate, root)  # reads the repository's config: a git run
+    listing = await _run(
+        root, config_listing_argv(), git_environment(place=place), timeout, "config"
+    )
     if listing.code != 0:
         detail = listing.stderr.strip() or f"exit code {listing.code}"
         raise ToolError(f"git could not read this repository's configuration: {detail}")
-    env = git_environment(overrides=filter_overrides(listing.stdout))
+    env = git_environment(overrides=filter_overrides(listing.stdout), place=place)
     return await _run(root, git_argv(*args), env, timeout, args[0] if args else "git")
+
+
+def locate(root: Path) -> GitPlace:
+    """The repository ipuaro's git uses for ``root`` (:mod:`ipuaro.security.git_place`); a
+    clear :class:`ToolError` when there is none or the project's ``.git`` names one it must
+    not use."""
+    try:
+        place = git_place(root)
+    except GitPlaceRefused as refused:
+        raise ToolError(str(refused)) from None
+    if place is None:
+        raise ToolError(f"{root} is not a git repository (run `git init` to start one).")
+    return place
 
 
 async def _run(

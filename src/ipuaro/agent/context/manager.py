@@ -38,7 +38,7 @@ def git_modified(root: Path) -> set[str]:
     """Paths git reports changed or untracked (empty when not a repository or git is missing).
     The hardened git (:mod:`ipuaro.security.git_guard`): no hook, fsmonitor or filter runs."""
     code, stdout = run_git_sync(root, "status", "--porcelain", "--untracked-files=normal",
-                                timeout=3)  # fmt: skip
+                                "--", ".", timeout=3)  # fmt: skip
     if code != 0:
         return set()
     paths: set[str] = set()

@@ -34,7 +34,7 @@ class GitDiff(BaseTool):
 
     async def execute(self, args: GitDiffArgs, ctx: ToolContext) -> ToolOutcome:
         await require_repo(ctx.root)
-        spec: list[str] = []
+        spec = ["--", "."]  # only the project, when it is a subfolder of the repository
         allowed_now: set[str] = set()
         if args.path:
             rel = project_path(ctx, args.path)

@@ -84,8 +84,8 @@ class GitStatus(BaseTool):
     async def execute(self, args: GitStatusArgs, ctx: ToolContext) -> ToolOutcome:
         await require_repo(ctx.root)
         result = await run_git(
-            ctx.root, "status", "--porcelain=v1", "--branch", "--untracked-files=all"
-        )
+            ctx.root, "status", "--porcelain=v1", "--branch", "--untracked-files=all", "--", "."
+        )  # `.`: only the project, when it is a subfolder of the repository
         if result.code != 0:
             raise ToolError(f"git status failed: {result.stderr.strip()}")
         status = parse_status(result.stdout)
