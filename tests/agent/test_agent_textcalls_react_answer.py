@@ -19,6 +19,7 @@ Expected: no change from these replies without the second signal (held, as prose
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,6 @@ async def test_a_delete_given_as_the_users_instruction_in_a_final_answer_is_not_
         ran = [e.call.name for e in h.of_type("tool_call_end")]
     assert "delete_file" not in ran
     assert (project / "shop" / "catalog.py").exists()
+    # The model is told, in the turn after, that its call was text and how to make it.
+    told = json.dumps(model.agent_bodies[1]["messages"][-2:])
+    assert "`delete_file` call in your text; it was not run" in told
