@@ -1,4 +1,4 @@
-from ipuaro.cli.main import main
+from ipuaro.cli.entry import main
 
 if __name__ == "__main__":
     main()

@@ -239,6 +239,20 @@ def failed_before_start(
 ) -> int:
     """The one-line message on stderr; with --output json|stream-json also the result object,
     so a program reading stdout gets its answer even when the agent never started."""
+    return ended_before_start(message, config.llm.model, mode, out, err, reason, session_id)
+
+
+def ended_before_start(
+    message: str,
+    model: str | None,
+    mode: OutputMode,
+    out: TextIO,
+    err: TextIO,
+    reason: EndReason = "error",
+    session_id: str | None = None,
+) -> int:
+    """:func:`failed_before_start` before the configuration is loaded (``model``: the one
+    named on the command line, if any)."""
     err.write(f"ipuaro: {message}\n")
     if mode != "text":
         Printer(mode, out, err).final(
@@ -248,7 +262,7 @@ def failed_before_start(
                 "exitCode": EXIT_CODES[reason],
                 "detail": message,
                 "sessionId": session_id,
-                "model": config.llm.model,
+                "model": model,
                 "contextWindow": None,
                 "stats": {
                     "timeMs": 0,

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agent.test_agent_headless import ipuaro, run_env
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
@@ -99,3 +101,81 @@ def test_ctrl_c_before_the_request_still_prints_one_aborted_result(
     result = json.loads(out)
     assert (result["reason"], result["exitCode"]) == ("aborted", 130)
     assert "interrupted by the user" in result["detail"] and "Traceback" not in err
+
+
+START_MOMENTS = {
+    # Each marker is a line ``python -X importtime`` writes to stderr as that import ends:
+    # the SIGINT follows it, so it lands at that moment of the start or a little later.
+    "importing the command line (click)": "click.core",
+    "importing the run command": "ipuaro.cli.llm_flags",
+    "importing the configuration schema": "pydantic",
+    "importing the headless runner": "ipuaro.headless",
+    "loading the configuration": "ipuaro.config.loader",
+}
+
+
+def _start_traced(project: Path, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    command = ipuaro(project, env, *args)
+    return subprocess.Popen(
+        [command[0], "-X", "importtime", *command[1:]],
+        env=env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _interrupt_after(process: subprocess.Popen[str], module: str) -> tuple[str, str]:
+    """SIGINT once ``module``'s import has ended; the rest of stdout and stderr."""
+    assert process.stderr is not None
+    seen: list[str] = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.rsplit("|", 1)[-1].strip() == module:
+            break
+    else:
+        raise AssertionError(f"{module} was never imported:\n{''.join(seen)}")
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    return out, "".join(seen) + err
+
+
+@pytest.mark.parametrize("module", list(START_MOMENTS.values()), ids=list(START_MOMENTS))
+def test_ctrl_c_at_any_moment_of_the_start_prints_one_aborted_result(
+    project: Path, model_server: ModelStubServer, tmp_path: Path, module: str
+) -> None:
+    model_server.responder = lambda body: ScriptedReply(text="late", first_token_delay=120)
+    env = run_env(tmp_path, model_server)
+    process = _start_traced(project, env, "-p", "hi", "--output", "json")
+    try:
+        out, err = _interrupt_after(process, module)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    result = json.loads(out)  # exactly one object
+    assert (result["reason"], result["exitCode"]) == ("aborted", 130)
+    assert "interrupted by the user" in result["detail"]
+    assert "Traceback" not in err and "Aborted!" not in err
+
+
+def test_ctrl_c_while_importing_in_stream_json_and_text_mode(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    env = run_env(tmp_path, model_server)
+    process = _start_traced(project, env, "-p", "hi", "--output", "stream-json")
+    try:
+        out, err = _interrupt_after(process, "click.core")
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    [line] = out.splitlines()
+    assert json.loads(line)["type"] == "result" and json.loads(line)["reason"] == "aborted"
+    process = _start_traced(project, env, "-p", "hi")
+    try:
+        out, err = _interrupt_after(process, "click.core")
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert out == "" and "Traceback" not in err
+    assert err.count("ipuaro: interrupted by the user (Ctrl+C)") == 1

@@ -92,6 +92,8 @@ DEFAULT_NAME = "tui"
 _VERBOSE = re.compile(r"-v+")
 _ROUTED = "ipuaro.default_routed"
 """``ctx.meta`` key: the default command's name was inserted, not typed."""
+_ARGS = "ipuaro.args"
+"""``ctx.meta`` key: the command line as routed, for a Ctrl+C before the command handles it."""
 
 
 def load_command(target: str) -> click.Command | None:
@@ -156,6 +158,7 @@ class LazyGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         routed = self._route_default(args)
         ctx.meta[_ROUTED] = len(routed) > len(args)
+        ctx.meta[_ARGS] = list(routed)
         return super().parse_args(ctx, routed)
 
     def _route_default(self, args: list[str]) -> list[str]:
@@ -176,6 +179,12 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl+C before the command handles it (importing it, parsing its options): the
+            # same end as one during the run, never click's "Aborted!" with exit 1.
+            from ipuaro.cli.interrupted import interrupted_by_args
+
+            sys.exit(interrupted_by_args(ctx.meta.get(_ARGS, [])))
         except click.UsageError as error:
             # `ipuaro PATH --bad` was typed without "tui": show the usage the user typed.
             if ctx.meta.get(_ROUTED) and error.ctx is not None and error.ctx.parent is ctx:

@@ -155,4 +155,10 @@ def command(
         plan=plan,
         apply=apply_plan,
     )
-    sys.exit(asyncio.run(run_headless(root, config, options)))
+    try:
+        code = asyncio.run(run_headless(root, config, options))
+    except KeyboardInterrupt:  # Ctrl+C before run_headless has set up its own handling
+        from ipuaro.cli.interrupted import interrupted
+
+        code = interrupted(output, config.llm.model)
+    sys.exit(code)

@@ -8,7 +8,9 @@ around the call's span, so it holds in any language the prose is written in.
 ``placement`` answers ``None`` for a call that is the reply's action, else a short phrase
 naming where it stands ("in a table") for the one-line note the model reads.
 ``only_calls`` answers whether the reply holds nothing besides its calls: whitespace, fence
-lines, call tags, a hidden ``<think>`` block, or a ReAct ``Thought:``/``Action:`` block.
+lines, call tags, a hidden ``<think>`` block, or a ReAct ``Thought:``/``Action:`` block (a
+reply that writes its own ``Observation:`` or ``Final Answer:`` is more than its calls:
+``llm/toolcalls.py`` checks that before asking here).
 """
 
 from __future__ import annotations

@@ -64,6 +64,7 @@ _REACT_STOP = re.compile(
     r"^[ \t]*\**(?:Observation|Thought|Action|Final Answer)\**[ \t]*:", re.MULTILINE
 )
 _OBSERVATION = re.compile(r"^[ \t]*\**Observation\**[ \t]*:", re.MULTILINE)
+_FINAL_ANSWER = re.compile(r"^[ \t]*\**Final[ _]Answer\**[ \t]*:", re.MULTILINE | re.IGNORECASE)
 _CALL_BODY = re.compile(r"\A\s*(?:[\[{]|<|\**(?:Thought|Action)\b)")
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 _CALL_HINT = re.compile(r"""["']?(?:name|tool|tool_name|function|action)["']?\s*:\s*["']""")
@@ -110,8 +111,18 @@ def parse_tool_calls(text: str, allowed: Collection[str]) -> ParsedReply:
         from_text={call.id for call in calls},
         bare=bool(calls)
         and not shown
+        and not _answers_itself(text, scan)
         and only_calls(text, _spans(found) + _observation_cuts(scan)),
     )
+
+
+def _answers_itself(text: str, scan: Scan) -> bool:
+    """The reply writes its own ``Observation:`` (a recount of a call it claims already ran)
+    or a ``Final Answer:`` (the call is an instruction for the user, or done with): its calls
+    are then text, not the reply's action, however bare the rest is."""
+    if _observation_cuts(scan):
+        return True
+    return _FINAL_ANSWER.search(_THINK.sub("", text)) is not None
 
 
 def _spans(found: list[Found]) -> list[tuple[int, int]]:

@@ -108,15 +108,26 @@ class SqliteSessions:
             cause = err.__cause__
             if not (isinstance(cause, sqlite3.Error) and is_damage(cause)):
                 raise
+            damage = first_line(cause)
         # A damaged page of the sessions table: list what can be read around it.
         with self._lock:
             # No WHERE: the scan must walk the table's own B-tree, not an index on project.
             found, errors = rows_by_rowid(self._conn, "id, seq, project", "sessions")
-        notice = f"some sessions of {self.path} lie in damaged pages ({errors[0]}); {REPAIR_HINT}"
+        # The scan may read the whole table (a damaged cell count on a leaf page can fail the
+        # index read yet not the rowid walk): the index read's own error names the damage then.
+        notice = (
+            f"some sessions of {self.path} lie in damaged pages "
+            f"({errors[0] if errors else damage}); {REPAIR_HINT}"
+        )
         if notice not in self.notices:
             self.notices.append(notice)
-        mine = [row for row in found if row[3] == self.project_name]
-        return [str(row[1]) for row in sorted(mine, key=lambda row: int(str(row[2])))]
+        # Rows read from a damaged page may hold anything: only well-formed ones are listed.
+        mine = [
+            (row[2], str(row[1]))
+            for row in found
+            if row[3] == self.project_name and isinstance(row[2], int) and row[1] is not None
+        ]
+        return [session_id for _, session_id in sorted(mine)]
 
     def delete_session(self, session_id: str) -> bool:
         with self._write("deleting a session") as conn:

@@ -4,9 +4,12 @@ The model writes the patterns, and a pattern such as ``(\\w+\\s?)*;$`` or ``(.*)
 exponential time in a backtracking engine. So matching uses the ``regex`` package (the syntax of
 Python's ``re``, plus a time limit per call that stops a runaway match), runs in a worker thread
 with the GIL released (the event loop keeps answering: other requests, cancel), and the whole
-search shares one deadline: past :data:`SEARCH_SECONDS` the tool answers with an error naming
-the likely cause instead of freezing the agent. A cancelled call stops at the next file and
-within the deadline at worst.
+search shares one wall-clock deadline: past :data:`SEARCH_SECONDS` the tool answers with an
+error naming the likely cause instead of freezing the agent, and a cancelled call returns at
+once. ``regex``'s limit counts CPU time, the only thing that stops one runaway match: a worker
+the machine's load starves may run on after the answer until its match call has spent its CPU
+budget (what was left of the deadline when the call began), then stops before the next file.
+:func:`running_searches` lists such workers.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from ipuaro.tools.limits import MAX_GREP_MATCHES, clip_line
 BATCH = 256
 """Files fetched from the store per round trip."""
 SEARCH_SECONDS = 5.0
-"""How long matching may take over all files before the search stops with an error. Each
-match call gets what is left as ``regex``'s ``timeout``, which counts the process's CPU time:
-under heavy load the wall time to the answer is longer."""
+"""How long (wall clock) matching may take over all files before the tool answers with an
+error. Each match call gets what is left as ``regex``'s ``timeout``, its CPU budget: under heavy
+load the worker ends after the answer, never the answer after the worker."""
 _REGEX_HINT = regex.compile(r"[\\^$|()\[\]+*?{}]")
 
 
@@ -53,7 +56,7 @@ class SearchTooSlow(Exception):
         self.searched = searched
 
 
-@dataclass
+@dataclass(eq=False)
 class _Search:
     """One search's matching, run in a worker thread."""
 
@@ -61,17 +64,32 @@ class _Search:
     candidates: list[str]
     ctx: ToolContext
     deadline: float
+    cpu_budget: float | None = None
+    """Seconds of CPU one match call may spend (``regex``'s ``timeout``); None: the wall time
+    left to the deadline when the call begins."""
     stop: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
     matches: list[dict[str, object]] = field(default_factory=list)
     more: bool = False
+    searched: int = 0
 
     def _left(self, searched: int) -> float:
         left = self.deadline - time.monotonic()
-        if left <= 0:
+        if left <= 0 or self.stop.is_set():
             raise SearchTooSlow(searched)
-        return left
+        return left if self.cpu_budget is None else self.cpu_budget
 
     def run(self) -> None:
+        """In the worker thread; the search is listed in :func:`running_searches` from the
+        moment the tool starts it until this returns."""
+        try:
+            self._run()
+        finally:
+            with _RUNNING:
+                _RUNNING.searches.discard(self)
+            self.finished.set()
+
+    def _run(self) -> None:
         searched = 0
         for start in range(0, len(self.candidates), BATCH):
             batch = self.candidates[start : start + BATCH]
@@ -89,6 +107,7 @@ class _Search:
                 except TimeoutError:
                     raise SearchTooSlow(searched) from None
                 searched += 1
+                self.searched = searched
                 if self.more:
                     return
 
@@ -120,6 +139,30 @@ class _Search:
             )
 
 
+class _Running(threading.Condition):
+    def __init__(self) -> None:
+        super().__init__()
+        self.searches: set[_Search] = set()
+
+
+_RUNNING = _Running()
+
+
+def running_searches(wait: float = 0) -> list[_Search]:
+    """The searches whose worker thread is still matching (one that answered "timed out" or
+    was cancelled runs on until its match call spends its CPU budget); ``wait``: seconds to
+    wait for at least one."""
+    with _RUNNING:
+        _RUNNING.wait_for(lambda: _RUNNING.searches, timeout=wait)
+        return list(_RUNNING.searches)
+
+
+def _collect(worker: asyncio.Future[None]) -> None:
+    """The outcome of a worker nobody awaits any more (the tool answered at the deadline)."""
+    if not worker.cancelled():
+        worker.exception()
+
+
 class GrepSearch(BaseTool):
     name = "grep_search"
     description = (
@@ -129,6 +172,8 @@ class GrepSearch(BaseTool):
     args_model = GrepSearchArgs
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
     time_limit: float = SEARCH_SECONDS
+    cpu_budget: float | None = None
+    """CPU seconds one match call may spend; None: the wall time left to the deadline."""
 
     async def execute(self, args: GrepSearchArgs, ctx: ToolContext) -> ToolOutcome:
         if not args.query:
@@ -148,23 +193,40 @@ class GrepSearch(BaseTool):
             candidates = ctx.store.files_containing(
                 candidates, args.query, case_sensitive=args.case_sensitive
             )
-        search = _Search(pattern, candidates, ctx, time.monotonic() + self.time_limit)
+        search = _Search(
+            pattern, candidates, ctx, time.monotonic() + self.time_limit, self.cpu_budget
+        )
+        with _RUNNING:
+            _RUNNING.searches.add(search)
+            _RUNNING.notify_all()
+        worker = asyncio.ensure_future(asyncio.to_thread(search.run))
+        worker.add_done_callback(_collect)
         try:
-            await asyncio.to_thread(search.run)
-        except SearchTooSlow as slow:
-            raise ToolError(
-                f"the pattern {args.query!r} is too slow: the search timed out after "
-                f"{self.time_limit:g} s ({slow.searched} of {len(candidates)} file(s) searched). "
-                "Nested repetition such as (a+)* or (.*)* backtracks exponentially; use a simpler "
-                "pattern (one quantifier per part, anchored text), narrow it with path or "
-                "include_pattern, or search literally with regex=false."
-            ) from None
+            # The wall-clock deadline is kept here, not by the worker: a worker that the
+            # machine's load starves still spends its CPU budget, after the answer.
+            await asyncio.wait({worker}, timeout=self.time_limit)
         except asyncio.CancelledError:
-            search.stop.set()  # the worker stops at its next file (or at the deadline)
+            search.stop.set()  # the worker stops at its next file or match call
             raise
+        if not worker.done():
+            search.stop.set()
+            raise self._too_slow(args, search.searched, len(candidates))
+        try:
+            worker.result()
+        except SearchTooSlow as slow:
+            raise self._too_slow(args, slow.searched, len(candidates)) from None
         return ToolOutcome.ok(
             self._render(args, search.matches, search.more, searched),
             data={"query": args.query, "matches": search.matches, "truncated": search.more},
+        )
+
+    def _too_slow(self, args: GrepSearchArgs, searched: int, candidates: int) -> ToolError:
+        return ToolError(
+            f"the pattern {args.query!r} is too slow: the search timed out after "
+            f"{self.time_limit:g} s ({searched} of {candidates} file(s) searched). "
+            "Nested repetition such as (a+)* or (.*)* backtracks exponentially; use a simpler "
+            "pattern (one quantifier per part, anchored text), narrow it with path or "
+            "include_pattern, or search literally with regex=false."
         )
 
     @staticmethod
