@@ -420,6 +420,14 @@ class Workspace:
         while it runs."""
         return await self._tasks.run("index", "/reindex", lambda: self._index.run(background=False))
 
+    async def user_command(self, command: str) -> Reply:
+        """``!command``: run it under ``run_command``'s policy and sandbox, as a task; its
+        output is the reply and joins the conversation (``core.conveniences``)."""
+        from ipuaro.core.conveniences import run_user_command
+
+        what = f"!{command.strip()}"
+        return await self._tasks.run("command", what, lambda: run_user_command(self, command))
+
     def refresh_index(self) -> asyncio.Task[IndexReport | None]:
         """Re-index changed files in the background; progress and the result arrive as
         ``IndexProgress`` / ``IndexFinished`` events (a failure too: the old index answers).

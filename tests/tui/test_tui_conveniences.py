@@ -1,0 +1,44 @@
+"""The conveniences typed on a line of their own in the TUI: ``!command``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.stubs.model_server import ModelStubServer
+from tests.tui.conftest import MakeApp, chat_text, play, ready, reply, settle, submit
+
+
+async def test_bang_git_status_shows_its_output_and_reaches_the_model(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    (project / "untracked_note.txt").write_text("new\n", encoding="utf-8")
+    script = play(stub, reply("I see the untracked note."))
+    app = make_app()
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "!git status --short")
+        await settle(pilot)
+        assert "?? untracked_note.txt" in chat_text(app)
+        assert script.bodies == []  # the command itself asks the model nothing
+        await submit(pilot, "what changed?")
+        await settle(pilot)
+    users = [m["content"] for m in script.bodies[0]["messages"] if m["role"] == "user"]
+    ran = [text for text in users if "git status --short" in text]
+    assert ran and "?? untracked_note.txt" in ran[0]
+    assert users[-1] == "what changed?"
+
+
+async def test_a_denied_bang_command_is_refused_and_not_sent(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    script = play(stub, reply("ok"))
+    app = make_app()
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "!sudo ls")
+        await settle(pilot)
+        assert "!sudo ls: command refused by policy" in chat_text(app)
+        await submit(pilot, "hello")
+        await settle(pilot)
+    users = [m["content"] for m in script.bodies[0]["messages"] if m["role"] == "user"]
+    assert not any("sudo ls" in text for text in users)
