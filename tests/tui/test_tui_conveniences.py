@@ -42,3 +42,37 @@ async def test_a_denied_bang_command_is_refused_and_not_sent(
         await settle(pilot)
     users = [m["content"] for m in script.bodies[0]["messages"] if m["role"] == "user"]
     assert not any("sudo ls" in text for text in users)
+
+
+async def test_compact_shrinks_the_history_the_model_sees_and_keeps_the_focus(
+    make_app: MakeApp, stub: ModelStubServer
+) -> None:
+    script = play(
+        stub,
+        reply("The cart sums prices."),
+        reply("Checkout calls the cart."),
+        reply("Tax is rounded down."),
+        reply("SUMMARY: cart sums prices; checkout uses it; tax rounding matters."),
+        reply("Rounding half up is the fix."),
+    )
+    app = make_app()
+    async with app.run_test() as pilot:
+        await ready(pilot)
+        await submit(pilot, "/compact")
+        await settle(pilot)
+        assert "nothing to compact yet" in chat_text(app)
+        for question in ("how does the cart work?", "and checkout?", "and tax?"):
+            await submit(pilot, question)
+            await settle(pilot)
+        await submit(pilot, "/compact tax rounding")
+        await settle(pilot)
+        assert "compacted: summarised" in chat_text(app)
+        await submit(pilot, "what should change?")
+        await settle(pilot)
+    before, summarising, after = script.bodies[2], script.bodies[3], script.bodies[4]
+    assert "tax rounding" in summarising["messages"][-1]["content"]
+    assert "how does the cart work?" in summarising["messages"][-1]["content"]
+    contents = [str(m.get("content")) for m in after["messages"]]
+    assert not any("how does the cart work?" in text for text in contents)
+    assert any("SUMMARY: cart sums prices" in text for text in contents)
+    assert len(after["messages"]) < len(before["messages"]) + 2

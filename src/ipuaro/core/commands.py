@@ -250,7 +250,15 @@ def _raw_shell(stripped: str) -> str | None:
 
 
 async def _shell(workspace: Workspace, args: tuple[str, ...]) -> Reply:
-    return await workspace.user_command(" ".join(args))
+    from ipuaro.core.conveniences import run_user_command
+
+    return await run_user_command(workspace, " ".join(args))
+
+
+async def _compact(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.conveniences import compact_now
+
+    return await compact_now(workspace, " ".join(args) or None)
 
 
 register(
@@ -261,6 +269,16 @@ register(
         min_args=1,
         max_args=1,
         operation=_shell,
+    )
+)
+
+register(
+    CommandSpec(
+        "compact",
+        "/compact [FOCUS]",
+        "summarise the conversation now (the summary keeps FOCUS above all)",
+        max_args=64,
+        operation=_compact,
     )
 )
 

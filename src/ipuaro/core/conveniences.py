@@ -1,4 +1,4 @@
-"""What the user does in a line of their own, beside a request: ``!command``.
+"""What the user does in a line of their own, beside a request: ``!command``, ``/compact``.
 
 ``!git status`` runs the command as the model's ``run_command`` would — the same tool, so the
 same command policy (deny list, questions for unknown commands), the same sandbox and the
@@ -43,14 +43,17 @@ def conversation_note(command: str, output: str, ok: bool) -> str:
 async def run_user_command(workspace: Workspace, command: str) -> Reply:
     """Run ``command`` (what followed ``!``) through ``run_command``'s policy and sandbox; the
     reply is its output, and the conversation gets it too (not when the policy refused it).
-    The caller runs it as the workspace's task (``Workspace.user_command``)."""
-    from ipuaro.agent.context.history import user_message
-
+    It runs as the workspace's task: ``busy`` meanwhile."""
     command = command.strip()
     if not command:
         return Reply("type a command after '!', e.g. !git status", "error")
-    ctx = workspace.ctx
+    return await workspace.tasks.run("command", f"!{command}", lambda: _run(workspace, command))
 
+
+async def _run(workspace: Workspace, command: str) -> Reply:
+    from ipuaro.agent.context.history import user_message
+
+    ctx = workspace.ctx
     ctx.tool_ctx.cancel = asyncio.Event()  # the last request's (maybe set) is not this one's
     outcome = await ctx.registry.call_outcome("run_command", {"command": command}, ctx.tool_ctx)
     if outcome.refused:
@@ -59,3 +62,17 @@ async def run_user_command(workspace: Workspace, command: str) -> Reply:
     session = ctx.agent.session
     session.history.append(user_message(conversation_note(command, output, outcome.success)))
     return Reply(f"$ {command}\n{output}", "info" if outcome.success else "error")
+
+
+async def compact_now(workspace: Workspace, focus: str | None) -> Reply:
+    """``/compact [focus]``: summarise the conversation now (keeping the last exchange), the
+    summary favouring ``focus``; a task like a request."""
+    agent = workspace.ctx.agent
+    outcome = await workspace.tasks.run("compact", "/compact", lambda: agent.compact(focus))
+    if outcome is None:
+        return Reply("nothing to compact yet: the conversation is only its last exchange")
+    event = outcome.event
+    return Reply(
+        f"compacted: {outcome.note}; context "
+        f"{event.tokens_before:,} → {event.tokens_after:,} tokens"
+    )

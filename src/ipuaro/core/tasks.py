@@ -24,7 +24,7 @@ from ipuaro.core.errors import WorkspaceBusy
 
 log = logging.getLogger(__name__)
 
-TaskKind = Literal["request", "plan", "apply", "index", "command"]
+TaskKind = Literal["request", "plan", "apply", "index", "command", "compact"]
 T = TypeVar("T")
 
 _DOING: dict[TaskKind, str] = {
@@ -33,6 +33,7 @@ _DOING: dict[TaskKind, str] = {
     "apply": "a plan's change is being applied (it may wait for your confirmation)",
     "index": "the project is being indexed",
     "command": "a command you typed after '!' is running",
+    "compact": "the conversation is being compacted",
 }
 
 

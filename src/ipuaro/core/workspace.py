@@ -185,6 +185,11 @@ class Workspace:
         return self.ctx.agent.tool_format
 
     @property
+    def tasks(self) -> TaskRunner:
+        """The one task runner (what ``busy`` means; ``core.conveniences`` runs on it)."""
+        return self._tasks
+
+    @property
     def busy(self) -> bool:
         """A task runs: a request, a plan request, a plan's apply (while its confirmation
         waits too) or an index run the user asked for (``core.tasks``)."""
@@ -419,14 +424,6 @@ class Workspace:
         """Bring the index up to date now (``IndexFailed`` on failure); a task: ``busy``
         while it runs."""
         return await self._tasks.run("index", "/reindex", lambda: self._index.run(background=False))
-
-    async def user_command(self, command: str) -> Reply:
-        """``!command``: run it under ``run_command``'s policy and sandbox, as a task; its
-        output is the reply and joins the conversation (``core.conveniences``)."""
-        from ipuaro.core.conveniences import run_user_command
-
-        what = f"!{command.strip()}"
-        return await self._tasks.run("command", what, lambda: run_user_command(self, command))
 
     def refresh_index(self) -> asyncio.Task[IndexReport | None]:
         """Re-index changed files in the background; progress and the result arrive as
