@@ -1,12 +1,13 @@
 """What an editor's prompt gets beside requests: ``!command`` runs under the command policy
-and its output reaches the model with the next prompt."""
+and its output reaches the model with the next prompt; a resource link gives the model the
+file."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from acp import text_block
+from acp import resource_link_block, text_block
 
 from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
@@ -35,3 +36,25 @@ async def test_a_bang_command_answers_with_its_output_and_the_model_sees_it(
     [body] = model_server.chat_requests()
     users = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
     assert any("`ls`" in text and "marker_file.txt" in text for text in users)
+
+
+async def test_a_resource_link_gives_the_model_that_file(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    pricing = project / "shop" / "pricing.py"
+    client = RecordingClient(answer="apply")
+    model_server.enqueue(ScriptedReply(text="It rounds the tax."))
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        session = await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        prompt = [
+            text_block("what does this do?"),
+            resource_link_block("pricing.py", pricing.as_uri()),
+        ]
+        response = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=prompt), TIMEOUT
+        )
+        assert response.stop_reason == "end_turn"
+    [body] = model_server.chat_requests()
+    users = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
+    assert any(pricing.read_text(encoding="utf-8").strip() in text for text in users[:-1])
+    assert "@shop/pricing.py:" in users[-2]

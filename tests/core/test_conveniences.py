@@ -1,11 +1,16 @@
-"""``!command`` parsing and the output the conversation keeps."""
+"""``!command`` parsing and the output the conversation keeps; ``@path`` attachments."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from ipuaro.core.commands import CommandError, is_command, parse_command
 from ipuaro.core.conveniences import capped, conversation_note
+from ipuaro.core.mentions import CHARS_PER_TOKEN, WINDOW_SHARE, attachments, mentioned
+from tests.core.conftest import open_workspace
+from tests.stubs.model_server import ModelStubServer
 
 
 def test_a_bang_line_is_the_shell_command_with_its_quotes_untouched() -> None:
@@ -30,3 +35,27 @@ def test_long_output_keeps_head_and_tail_and_says_what_was_left_out() -> None:
     assert "characters left out" in kept and len(kept) < 1100
     note = conversation_note("make", output, ok=False)
     assert "`make`" in note and "(it failed)" in note and "TAIL" in note
+
+
+def test_mentions_are_the_at_words_without_trailing_punctuation() -> None:
+    text = "explain @src/cart.ts, then (@README.md) and mail me@example.com @src/cart.ts."
+    assert mentioned(text) == ["src/cart.ts", "README.md"]
+
+
+async def test_attachments_keep_the_budget_refuse_secrets_and_outside_paths(
+    project: Path, server: ModelStubServer
+) -> None:
+    long_module = "\n".join(f"def f{i}():\n    return {i}\n" for i in range(400))
+    (project / "big.py").write_text(long_module, encoding="utf-8")
+    (project / ".env").write_text("API_KEY=s3cret\n", encoding="utf-8")
+    async with open_workspace(project, server) as opened:
+        ctx = opened.workspace.ctx
+        found = attachments(ctx, "see @big.py @.env @/etc/passwd @team", 4096)
+    by_path = {item.path: item for item in found}
+    assert set(by_path) == {"big.py", ".env", "/etc/passwd"}  # @team names no file
+    big = by_path["big.py"]
+    assert not big.whole and "too long to attach whole" in big.text and "outline:" in big.text
+    assert "def f0():" in big.text and "def f399():" not in big.text.split("lines 1-")[1]
+    assert len(big.text) <= 4096 * WINDOW_SHARE * CHARS_PER_TOKEN + 200
+    assert by_path[".env"].refused and "s3cret" not in by_path[".env"].text
+    assert by_path["/etc/passwd"].refused and "outside" in by_path["/etc/passwd"].text

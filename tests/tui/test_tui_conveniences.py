@@ -76,3 +76,24 @@ async def test_compact_shrinks_the_history_the_model_sees_and_keeps_the_focus(
     assert not any("how does the cart work?" in text for text in contents)
     assert any("SUMMARY: cart sums prices" in text for text in contents)
     assert len(after["messages"]) < len(before["messages"]) + 2
+
+
+async def test_at_path_tab_completes_and_the_file_reaches_the_model(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    login = (project / "src" / "auth" / "login.ts").read_text(encoding="utf-8")
+    script = play(stub, reply("login checks the password."))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt.load_text("explain @src/auth/lo")
+        app.prompt.move_cursor(app.prompt.document.end)
+        await pilot.press("tab")
+        assert app.prompt.text == "explain @src/auth/login.ts"
+        await pilot.press("enter")
+        await settle(pilot)
+    [body] = script.bodies
+    users = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
+    assert users[-1] == "explain @src/auth/login.ts"
+    attached = users[-2]
+    assert "@src/auth/login.ts:" in attached and login.strip() in attached

@@ -34,6 +34,7 @@ from ipuaro.core.events import (
     ModeChanged,
 )
 from ipuaro.core.extending import ExtensionHost
+from ipuaro.core.mentions import attach_mentions
 from ipuaro.core.options import WorkspaceOptions
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
@@ -258,6 +259,7 @@ class Workspace:
         # Another request: the stored plan expires. A later bare "ok" answers this exchange
         # (it goes to the model) instead of applying a plan shown turns ago.
         self.ctx.session.plan = None
+        attach_mentions(self.ctx, text, self.window.tokens)  # @path: the file goes with it
         return await agent.send(text)
 
     def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
