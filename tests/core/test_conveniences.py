@@ -59,3 +59,32 @@ async def test_attachments_keep_the_budget_refuse_secrets_and_outside_paths(
     assert len(big.text) <= 4096 * WINDOW_SHARE * CHARS_PER_TOKEN + 200
     assert by_path[".env"].refused and "s3cret" not in by_path[".env"].text
     assert by_path["/etc/passwd"].refused and "outside" in by_path["/etc/passwd"].text
+
+
+async def test_rewind_kept_files_drop_the_conversation_only(
+    project: Path, server: ModelStubServer
+) -> None:
+    from ipuaro.core.commands import parse_command, run_operation
+    from tests.stubs.model_server import ScriptedReply, StubToolCall
+
+    pricing = project / "shop" / "pricing.py"
+    edit = StubToolCall(
+        name="replace",
+        arguments={"path": "shop/pricing.py", "old": "MAX_DISCOUNT_PERCENT = 50", "new": "X = 1"},
+    )
+    steps = [ScriptedReply(tool_calls=[edit]), ScriptedReply(text="Done.")]
+    async with open_workspace(project, server, steps) as opened:  # the decider: "keep"
+        ws = opened.workspace
+        ws.set_auto_apply(True)
+        await ws.send("rename the constant")
+        changed = pricing.read_bytes()
+        assert b"X = 1" in changed
+        wrong = await run_operation(ws, parse_command("/rewind 5"))
+        assert wrong.kind == "error" and "from 1 to 1" in wrong.text
+        kept = await run_operation(ws, parse_command("/rewind 1"))
+        assert kept.kind == "success" and "keep their 1 change(s)" in kept.text
+        assert [type(q).__name__ for q in opened.decider.asked][-1] == "RewindFiles"
+        assert pricing.read_bytes() == changed
+        assert ws.history() == []
+        nothing = await run_operation(ws, parse_command("/rewind"))
+        assert "no requests yet" in nothing.text

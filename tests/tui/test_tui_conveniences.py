@@ -1,11 +1,21 @@
-"""The conveniences typed on a line of their own in the TUI: ``!command``."""
+"""The conveniences of the TUI prompt: ``!command``, ``/compact``, ``@path`` + Tab, ``/rewind``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ipuaro.tui.startup import LaunchOptions
 from tests.stubs.model_server import ModelStubServer
-from tests.tui.conftest import MakeApp, chat_text, play, ready, reply, settle, submit
+from tests.tui.conftest import (
+    MakeApp,
+    chat_text,
+    play,
+    ready,
+    reply,
+    settle,
+    submit,
+    wait_for_dialog,
+)
 
 
 async def test_bang_git_status_shows_its_output_and_reaches_the_model(
@@ -97,3 +107,45 @@ async def test_at_path_tab_completes_and_the_file_reaches_the_model(
     assert users[-1] == "explain @src/auth/login.ts"
     attached = users[-2]
     assert "@src/auth/login.ts:" in attached and login.strip() in attached
+
+
+async def test_rewind_to_the_first_request_restores_the_files_after_confirming(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    fmt = project / "src" / "utils" / "format.py"
+    original = fmt.read_bytes()
+    old = '    return f"{first} {last}".strip()'
+    script = play(
+        stub,
+        reply("", ("replace", {"path": "src/utils/format.py", "old": old, "new": "    return 1"})),
+        reply("Changed it."),
+        reply("", ("create_file", {"path": "src/utils/extra.py", "content": "X = 1\n"})),
+        reply("Added it."),
+        reply("Starting over."),
+    )
+    app = make_app(options=LaunchOptions(new_session=True, auto_apply=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for request in ("simplify format_name", "add an extra module"):
+            await submit(pilot, request)
+            await settle(pilot)
+        assert fmt.read_bytes() != original and (project / "src/utils/extra.py").exists()
+        await submit(pilot, "/rewind")
+        await settle(pilot)
+        listed = chat_text(app)
+        assert "simplify format_name" in listed and "add an extra module" in listed
+        await submit(pilot, "/rewind 1")
+        await wait_for_dialog(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        shown = chat_text(app)
+        assert "2 change(s) undone" in shown
+        assert "simplify format_name" in shown  # named in the rewind note only
+        assert "Changed it." not in shown and "Added it." not in shown  # redrawn without them
+        assert fmt.read_bytes() == original
+        assert not (project / "src/utils/extra.py").exists()
+        await submit(pilot, "start again")
+        await settle(pilot)
+    contents = " ".join(str(m.get("content")) for m in script.bodies[-1]["messages"])
+    assert "simplify format_name" not in contents and "add an extra module" not in contents
+    assert "start again" in contents

@@ -283,6 +283,23 @@ register(
 )
 
 
+async def _rewind(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.rewind import rewind_command
+
+    return await rewind_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "rewind",
+        "/rewind [N]",
+        "list your requests; go back to before request N (its file changes too, if you say so)",
+        max_args=1,
+        operation=_rewind,
+    )
+)
+
+
 async def _memory(workspace: Workspace, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.memory import memory_command
 

@@ -21,6 +21,8 @@ from ipuaro.core.replies import Reply
 if TYPE_CHECKING:
     from ipuaro.core.workspace import Workspace
 
+NOTE_PREFIX = "I ran `"
+"""How the conversation note of a ``!command`` starts (``/rewind`` lists requests only)."""
 CONVERSATION_CAP_CHARS = 4000
 """Of a ``!command``'s output, the conversation keeps at most this much (head and tail)."""
 
@@ -37,7 +39,7 @@ def capped(text: str, limit: int = CONVERSATION_CAP_CHARS) -> str:
 def conversation_note(command: str, output: str, ok: bool) -> str:
     """The user message that tells the model what the user ran and what it printed."""
     state = "" if ok else " (it failed)"
-    return f"I ran `{command}` myself{state}. Its output:\n```\n{capped(output)}\n```"
+    return f"{NOTE_PREFIX}{command}` myself{state}. Its output:\n```\n{capped(output)}\n```"
 
 
 async def run_user_command(workspace: Workspace, command: str) -> Reply:

@@ -28,6 +28,7 @@ CHARS_PER_TOKEN = 3
 MIN_BUDGET_CHARS = 1500
 MENTION = re.compile(r"(?:^|(?<=[\s(\"'`]))@([^\s@]+)")
 TRAILING = ".,;:!?)\"'`"
+ATTACHED_HEADING = "Files I mention in my next message (attached by ipuaro):"
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def _partial(ctx: AppContext, rel: str, content: str, budget: int) -> str:
 
 def attachment_message(found: list[Attachment]) -> str:
     """The user message that carries ``found`` to the model."""
-    blocks = ["Files I mention in my next message (attached by ipuaro):"]
+    blocks = [ATTACHED_HEADING]
     for item in found:
         if item.refused:
             blocks.append(f"@{item.path}: {item.text}")

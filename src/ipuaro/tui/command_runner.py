@@ -48,6 +48,7 @@ class CommandRunner:
             "auto-apply": self.auto_apply,
             "plan": self.plan,
             "model": self.model,
+            "rewind": self.rewind,
         }
         """Command name → what runs it (every built-in of ``ipuaro.core.commands``); a command
         registered later runs its own operation and its reply is drawn by :meth:`reply`."""
@@ -209,6 +210,14 @@ class CommandRunner:
         self.app.status.change(plan=on)
         state = "on: the agent plans without editing or running commands" if on else "off"
         await self.app.chat.notice(f"plan mode {state}", "info")
+
+    async def rewind(self, command: SlashCommand) -> None:
+        """A rewind redraws the transcript from the shortened session; a list is a reply."""
+        reply = await run_operation(self.workspace, command)
+        if reply.kind == "success":
+            await self._switched(reply.text)
+        else:
+            await self.reply(reply)
 
     async def model(self, command: SlashCommand) -> None:
         chat = self.app.chat
