@@ -48,7 +48,6 @@ class CommandRunner:
             "auto-apply": self.auto_apply,
             "plan": self.plan,
             "model": self.model,
-            "rewind": self.rewind,
         }
         """Command name → what runs it (every built-in of ``ipuaro.core.commands``); a command
         registered later runs its own operation and its reply is drawn by :meth:`reply`."""
@@ -80,6 +79,9 @@ class CommandRunner:
         """Draw what a registered command said: its tables, then its text; then send its
         prompt (a custom command), shown in the chat as what the user typed."""
         chat = self.app.chat
+        if reply.redraw:  # the conversation changed under the transcript (/rewind)
+            await self._switched(reply.text)
+            return
         if reply.tables:
             tables = [notice_table(t.title, list(t.rows), t.columns) for t in reply.tables]
             await chat.table_notice(tables, reply.text or None)
@@ -210,14 +212,6 @@ class CommandRunner:
         self.app.status.change(plan=on)
         state = "on: the agent plans without editing or running commands" if on else "off"
         await self.app.chat.notice(f"plan mode {state}", "info")
-
-    async def rewind(self, command: SlashCommand) -> None:
-        """A rewind redraws the transcript from the shortened session; a list is a reply."""
-        reply = await run_operation(self.workspace, command)
-        if reply.kind == "success":
-            await self._switched(reply.text)
-        else:
-            await self.reply(reply)
 
     async def model(self, command: SlashCommand) -> None:
         chat = self.app.chat
