@@ -88,3 +88,22 @@ async def test_rewind_kept_files_drop_the_conversation_only(
         assert ws.history() == []
         nothing = await run_operation(ws, parse_command("/rewind"))
         assert "no requests yet" in nothing.text
+
+
+async def test_abort_stops_a_running_bang_command(project: Path, server: ModelStubServer) -> None:
+    import asyncio
+
+    from ipuaro.core.commands import parse_command, run_operation
+    from tests.core.conftest import wait_for
+
+    async with open_workspace(project, server) as opened:
+        ws = opened.workspace
+        running = asyncio.create_task(run_operation(ws, parse_command("!sleep 600")))
+        await wait_for(lambda: ws.busy)
+        await wait_for(
+            lambda: ws.ctx.tool_ctx.shell is None or ws.ctx.tool_ctx.shell.pid is not None
+        )
+        ws.abort()
+        reply = await asyncio.wait_for(running, 60)
+        assert not ws.busy
+    assert reply.kind == "error" and "cancelled by the user" in reply.text, reply.text

@@ -104,6 +104,7 @@ async def _rewind(workspace: Workspace, cut: int) -> Reply:
     return Reply(
         f"rewound to before {_shown(request.content)!r}: {dropped} messages dropped{undone}",
         "success",
+        redraw=True,
     )
 
 

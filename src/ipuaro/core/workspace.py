@@ -279,9 +279,11 @@ class Workspace:
         self.ctx.agent.follow_up(text)
 
     def abort(self) -> None:
-        """Interrupt the running request (it ends with ``aborted``)."""
+        """Interrupt the running request (it ends with ``aborted``) or ``!command``."""
         self._plans.abort()
         self.ctx.agent.abort()
+        if self._tasks.running is not None and self.ctx.tool_ctx.cancel is not None:
+            self.ctx.tool_ctx.cancel.set()  # a ``!command`` runs on the tools' cancel event
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
         """End the running request before its next model call with ``reason``."""
