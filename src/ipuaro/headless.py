@@ -245,7 +245,7 @@ async def _headless(
             end, outcome = await apply_as_answer(workspace, "ipuaro run --apply", options.prompt)
             applied = outcome.as_json()
         else:
-            end = await _run(workspace, options, err)
+            end = await _run(workspace, options, out, err)
             if options.plan and end.reason == "done" and report.plan is not None:
                 end = await _check_plan(workspace, end, report)
         ctrl_c.request(None)
@@ -278,7 +278,9 @@ async def _check_plan(workspace: Workspace, end: AgentEnd, report: RunReport) ->
     return AgentEnd(end.answer, "error", end.stats, end.changes, detail=detail)
 
 
-async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> AgentEnd:
+async def _run(
+    workspace: Workspace, options: HeadlessOptions, out: TextIO, err: TextIO
+) -> AgentEnd:
     """The prompt; with ``--eval`` then the citation check of its answer and the critique."""
     end: AgentEnd | None = None
     if options.plan:
@@ -287,6 +289,8 @@ async def _run(workspace: Workspace, options: HeadlessOptions, err: TextIO) -> A
     if is_command(prompt):
         expanded = await _command_prompt(workspace, prompt, err)
         if isinstance(expanded, AgentEnd):
+            if options.output == "text" and expanded.answer:  # json carries it in the result
+                out.write(expanded.answer.rstrip("\n") + "\n")  # nothing streamed it
             return expanded
         prompt = expanded
     if prompt.strip():

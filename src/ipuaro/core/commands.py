@@ -190,8 +190,11 @@ def _lookup(name: str, table: CommandTable | None) -> CommandSpec | None:
 
 
 def is_command(text: str) -> bool:
-    """``/help`` is a command; ``//etc`` and a path like ``/usr/bin`` typed alone are not."""
+    """``/help`` is a command, and so is ``!git status`` (``/shell``); ``//etc`` and a path
+    like ``/usr/bin`` typed alone are not."""
     stripped = text.strip()
+    if stripped.startswith("!"):
+        return True
     if not stripped.startswith("/") or stripped.startswith("//"):
         return False
     word = stripped[1:].split(maxsplit=1)[0] if len(stripped) > 1 else ""
@@ -206,6 +209,11 @@ def parse_command(text: str, table: CommandTable | None = None) -> SlashCommand:
     """``/sessions load abc`` → ``SlashCommand("sessions", ("load", "abc"))`` (``table``: a
     workspace's commands, its custom ones included; by default the built-in rows)."""
     stripped = text.strip()
+    raw = _raw_shell(stripped)
+    if raw is not None:
+        if not raw:
+            raise CommandError("type a command after '!' (or /shell), e.g. !git status")
+        return SlashCommand("shell", (raw,), BY_NAME["shell"])
     try:
         words = shlex.split(stripped[1:])
     except ValueError as error:
@@ -230,6 +238,66 @@ def parse_command(text: str, table: CommandTable | None = None) -> SlashCommand:
     if name == "sessions" and args and args[0] in ("list", "new") and len(args) != 1:
         raise CommandError(f"usage: /sessions {args[0]}")
     return SlashCommand(name, args, spec)
+
+
+def _raw_shell(stripped: str) -> str | None:
+    """The shell command of ``!CMD`` or ``/shell CMD`` exactly as typed (quotes are the
+    shell's), or None when ``stripped`` is neither."""
+    if stripped.startswith("!"):
+        return stripped[1:].strip()
+    head, _, rest = stripped.partition(" ")
+    return rest.strip() if head.lower() == "/shell" else None
+
+
+async def _shell(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.conveniences import run_user_command
+
+    return await run_user_command(workspace, " ".join(args))
+
+
+async def _compact(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.conveniences import compact_now
+
+    return await compact_now(workspace, " ".join(args) or None)
+
+
+register(
+    CommandSpec(
+        "shell",
+        "!COMMAND (or /shell COMMAND)",
+        "run a shell command under the command policy; the model sees its output",
+        min_args=1,
+        max_args=1,
+        operation=_shell,
+    )
+)
+
+register(
+    CommandSpec(
+        "compact",
+        "/compact [FOCUS]",
+        "summarise the conversation now (the summary keeps FOCUS above all)",
+        max_args=64,
+        operation=_compact,
+    )
+)
+
+
+async def _rewind(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    from ipuaro.core.rewind import rewind_command
+
+    return await rewind_command(workspace, args)
+
+
+register(
+    CommandSpec(
+        "rewind",
+        "/rewind [N]",
+        "list your requests; go back to before request N (its file changes too, if you say so)",
+        max_args=1,
+        operation=_rewind,
+    )
+)
 
 
 async def _memory(workspace: Workspace, args: tuple[str, ...]) -> Reply:

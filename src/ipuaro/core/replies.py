@@ -26,3 +26,6 @@ class Reply:
     prompt: str | None = None
     """A request to send to the model next, as if the user typed it (a custom command's
     expanded template); front ends send it through ``Workspace.send``."""
+    redraw: bool = False
+    """The session's conversation changed (``/rewind``): a front end that shows it draws it
+    again from the session, with ``text`` as its note."""

@@ -24,7 +24,7 @@ from ipuaro.core.errors import WorkspaceBusy
 
 log = logging.getLogger(__name__)
 
-TaskKind = Literal["request", "plan", "apply", "index"]
+TaskKind = Literal["request", "plan", "apply", "index", "command", "compact", "rewind"]
 T = TypeVar("T")
 
 _DOING: dict[TaskKind, str] = {
@@ -32,6 +32,9 @@ _DOING: dict[TaskKind, str] = {
     "plan": "a plan is being made",
     "apply": "a plan's change is being applied (it may wait for your confirmation)",
     "index": "the project is being indexed",
+    "command": "a command you typed after '!' is running",
+    "compact": "the conversation is being compacted",
+    "rewind": "the conversation is being rewound (it may wait for your answer)",
 }
 
 

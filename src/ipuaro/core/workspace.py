@@ -34,6 +34,7 @@ from ipuaro.core.events import (
     ModeChanged,
 )
 from ipuaro.core.extending import ExtensionHost
+from ipuaro.core.mentions import attach_mentions
 from ipuaro.core.options import WorkspaceOptions
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
 from ipuaro.core.reports import (
@@ -185,6 +186,11 @@ class Workspace:
         return self.ctx.agent.tool_format
 
     @property
+    def tasks(self) -> TaskRunner:
+        """The one task runner (what ``busy`` means; ``core.conveniences`` runs on it)."""
+        return self._tasks
+
+    @property
     def busy(self) -> bool:
         """A task runs: a request, a plan request, a plan's apply (while its confirmation
         waits too) or an index run the user asked for (``core.tasks``)."""
@@ -253,6 +259,7 @@ class Workspace:
         # Another request: the stored plan expires. A later bare "ok" answers this exchange
         # (it goes to the model) instead of applying a plan shown turns ago.
         self.ctx.session.plan = None
+        attach_mentions(self.ctx, text, self.window.tokens)  # @path: the file goes with it
         return await agent.send(text)
 
     def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
@@ -272,9 +279,11 @@ class Workspace:
         self.ctx.agent.follow_up(text)
 
     def abort(self) -> None:
-        """Interrupt the running request (it ends with ``aborted``)."""
+        """Interrupt the running request (it ends with ``aborted``) or ``!command``."""
         self._plans.abort()
         self.ctx.agent.abort()
+        if self._tasks.running is not None and self.ctx.tool_ctx.cancel is not None:
+            self.ctx.tool_ctx.cancel.set()  # a ``!command`` runs on the tools' cancel event
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
         """End the running request before its next model call with ``reason``."""

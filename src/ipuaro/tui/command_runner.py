@@ -79,6 +79,9 @@ class CommandRunner:
         """Draw what a registered command said: its tables, then its text; then send its
         prompt (a custom command), shown in the chat as what the user typed."""
         chat = self.app.chat
+        if reply.redraw:  # the conversation changed under the transcript (/rewind)
+            await self._switched(reply.text)
+            return
         if reply.tables:
             tables = [notice_table(t.title, list(t.rows), t.columns) for t in reply.tables]
             await chat.table_notice(tables, reply.text or None)

@@ -53,18 +53,24 @@ class Compactor:
         pinned: ChatMessage | None,
         cancel: asyncio.Event,
         turn: int = 0,
+        *,
+        focus: str | None = None,
+        keep: int | None = None,
     ) -> CompactionOutcome | None:
         """Compact ``history`` in place; None when there was nothing to compact (too few
-        messages to summarise and nothing to drop), so the caller reports no compaction."""
+        messages to summarise and nothing to drop), so the caller reports no compaction.
+        On demand (``/compact``): ``keep`` recent messages stay verbatim (the budget's
+        otherwise), the summary favours ``focus``, and without a summary the old messages
+        are folded into a mechanical one whatever the window's fill."""
         before = self._tokens(history, pinned)
-        threshold = self.context.budget.compact_threshold
-        where = compaction.split(history, self.context.budget.keep_recent)
+        threshold = 0 if keep is not None else self.context.budget.compact_threshold
+        where = compaction.split(history, self.context.budget.keep_recent if keep is None else keep)
         summary: str | None = None
         notes: list[str] = []
         if where is not None:
             old = history[where.start : where.boundary]
             if self.use_model:
-                summary = await self._summarise(old, where.previous_summary, cancel, turn)
+                summary = await self._summarise(old, where.previous_summary, cancel, turn, focus)
             if summary:
                 history.insert(where.boundary, summary_message(summary, before, 0))
                 notes.append(f"summarised {len(old)} messages")
@@ -111,11 +117,15 @@ class Compactor:
         previous: str | None,
         cancel: asyncio.Event,
         turn: int,
+        focus: str | None = None,
     ) -> str | None:
         budget = self.context.budget
         max_chars = max(2000, int(budget.window * 0.5) * CHARS_PER_TOKEN)
         transcript = compaction.render_transcript(old, previous, max_chars)
-        request = user_message(compaction.summary_prompt(transcript, SUMMARY_WORDS))
+        prompt = compaction.summary_prompt(transcript, SUMMARY_WORDS)
+        if focus:
+            prompt += f"\nKeep above all what concerns: {focus}"
+        request = user_message(prompt)
         if self.observer is not None:
             self.observer.on_model_request(
                 ModelRequestInfo(

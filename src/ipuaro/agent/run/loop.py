@@ -61,12 +61,14 @@ from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.agent.context.manager import Assembled, ContextManager
-    from ipuaro.agent.run.compaction import Compactor
+    from ipuaro.agent.run.compaction import CompactionOutcome, Compactor
     from ipuaro.agent.sessions.keeper import SessionKeeper
 
 log = logging.getLogger(__name__)
 
 ERROR_CHOICES: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")
+KEEP_ON_DEMAND = 2
+"""``/compact`` keeps this many recent messages verbatim (the last exchange)."""
 
 
 class AgentBusy(RuntimeError):
@@ -196,6 +198,19 @@ class Agent:
         """Start the model's view afresh; the history stays in the session for export."""
         self._ensure_idle()
         self._book.clear()
+
+    async def compact(self, focus: str | None = None) -> CompactionOutcome | None:
+        """``/compact``: compact the conversation now, keeping the last exchange verbatim."""
+        self._ensure_idle()
+        history = self.session.history
+        outcome = await self.compactor.compact(
+            history, None, asyncio.Event(), focus=focus, keep=KEEP_ON_DEMAND
+        )
+        if outcome is not None:
+            self._emit(outcome.event)
+            self._context_update(self.context.assemble(history, None).tokens)
+            await self._book.save()
+        return outcome
 
     @property
     def plan_mode(self) -> bool:
