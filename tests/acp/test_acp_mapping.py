@@ -66,7 +66,12 @@ def describe(call: ToolCall) -> CallFacts:
             ConfirmChange.of(
                 ConfirmRequest(kind="command", title="Run", description="", command="x")
             ),
-            [("apply", "allow_once"), ("always", "allow_always"), ("reject", "reject_once")],
+            [
+                ("apply", "allow_once"),
+                ("always", "allow_always"),
+                ("reject", "reject_once"),
+                ("abort", "reject_always"),
+            ],
         ),
         (
             RecoverError.of(AgentError("llm", "boom"), ("retry", "skip", "abort")),

@@ -146,11 +146,31 @@ async def test_unknown_command_dialog(
         await ready(pilot)
         await submit(pilot, "run it")
         dialog = await wait_for_dialog(pilot)
-        assert labels(dialog) == ["[Y] Run once", "[A] Always allow", "[N] Refuse"]
+        assert labels(dialog) == ["[Y] Run once", "[A] Always allow", "[N] Refuse", "[X] Abort"]
         assert dialog.detail == "$ frobnicate --fast"
         await pilot.press(key)
         await settle(pilot)
     assert said in tool_outputs(script.bodies[-1])[-1]
+
+
+async def test_unknown_command_abort_stops_the_whole_request(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    """Abort refuses the command and ends the request: the batch's next call does not run and
+    the model is not asked again (Refuse would hand it the refusal and go on)."""
+    write = ("create_file", {"path": "after.txt", "content": "x\n"})
+    script = play(stub, reply("", RUN, write), reply("went on anyway"))
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "run it")
+        await wait_for_dialog(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        assert "aborted by the user" in chat_text(app)
+        assert "went on anyway" not in chat_text(app)
+    assert len(script.bodies) == 1
+    assert not (project / "after.txt").exists()
 
 
 async def test_unknown_command_always_allow_is_not_asked_again(

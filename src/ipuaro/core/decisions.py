@@ -104,6 +104,7 @@ class ConfirmChange(Question):
                 Option("apply", "Run once", "y"),
                 Option("always", "Always allow", "a"),
                 Option("reject", "Refuse", "n"),
+                Option("abort", "Abort", "x"),
             )
         message = request.description
         if request.diff:
@@ -280,7 +281,7 @@ def resolve(question: Question, answer: Answer | str) -> Answer:
 
 
 def confirm_decision(answer: Answer) -> ConfirmDecision:
-    choice = answer.choice if answer.choice in ("apply", "reject", "always") else "reject"
+    choice = answer.choice if answer.choice in ("apply", "reject", "always", "abort") else "reject"
     return ConfirmDecision(
         choice,  # type: ignore[arg-type]
         edited=answer.edited,

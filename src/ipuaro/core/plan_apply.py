@@ -429,6 +429,9 @@ async def _offer_commands(workspace: Workspace, commands: Sequence[str]) -> tupl
                 )
             )
             decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+            if decision.choice == "abort":
+                runs.append(CommandRun(command, False, False, "the user stopped the commands"))
+                break
             if decision.choice == "reject":
                 runs.append(CommandRun(command, False, False, "skipped by the user"))
                 continue

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 ConfirmKind = Literal["edit", "command", "read_secret", "delete"]
-ConfirmChoice = Literal["apply", "reject", "always"]
+ConfirmChoice = Literal["apply", "reject", "always", "abort"]
+"""``abort`` (commands only): refuse this command and stop the whole request."""
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ __all__ = [
     "ReadTracker",
     "Reindex",
     "Tool",
+    "ToolAborted",
     "ToolContext",
     "ToolError",
     "ToolOutcome",
@@ -79,6 +80,8 @@ class ToolOutcome:
     conflict: Conflict | None = None
     refused: bool = False
     """The user (or the policy) said no; not a mistake the model can fix by retrying."""
+    aborted: bool = False
+    """The user said no and stopped the whole request: no later call of the batch runs."""
     error_kind: Literal["store", "file", "command"] | None = None
     """Set when the failure is the environment's (a row of the agent's error matrix: the user
     picks retry / skip / abort), not the model's to fix."""
@@ -124,6 +127,10 @@ class ToolError(Exception):
 
 class ToolRefused(ToolError):
     """The user or the policy refused; reported with ``refused=True``."""
+
+
+class ToolAborted(ToolRefused):
+    """The user refused and chose to stop the whole request (Abort in a command's dialog)."""
 
 
 @dataclass

@@ -25,7 +25,15 @@ from ipuaro.tools.arguments import (
     normalise_arguments,
     schema_hint,
 )
-from ipuaro.tools.base import Conflict, Tool, ToolContext, ToolError, ToolOutcome, ToolRefused
+from ipuaro.tools.base import (
+    Conflict,
+    Tool,
+    ToolAborted,
+    ToolContext,
+    ToolError,
+    ToolOutcome,
+    ToolRefused,
+)
 from ipuaro.tools.limits import cap_output_lines
 from ipuaro.tools.repair import repair_arguments
 from ipuaro.tools.toolsets import (
@@ -350,6 +358,10 @@ class ToolRegistry:
                 outcome.content = f"{note}\n{outcome.content}"
                 if outcome.error is not None:
                     outcome.error = f"{note}\n{outcome.error}"
+            return outcome
+        except ToolAborted as aborted:
+            outcome = ToolOutcome.fail(str(aborted), refused=True)
+            outcome.aborted = True
             return outcome
         except ToolRefused as refused:
             return ToolOutcome.fail(str(refused), refused=True)

@@ -27,6 +27,7 @@ from ipuaro.security.sandbox import SandboxProfile, engine
 from ipuaro.tools.base import (
     ConfirmDecision,
     ConfirmRequest,
+    ToolAborted,
     ToolContext,
     ToolOutcome,
     ToolRefused,
@@ -99,6 +100,8 @@ async def check_command(
     )
     answer = await ctx.confirm(request)
     choice = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+    if choice.choice == "abort":
+        raise ToolAborted("the user declined to run the command and stopped the request.")
     if choice.choice == "reject":
         raise ToolRefused("the user declined to run the command.")
     if choice.choice == "always":
@@ -136,6 +139,10 @@ async def network_allowed(ctx: ToolContext, decision: CommandDecision) -> bool:
         )
     )
     choice = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+    if choice.choice == "abort":
+        raise ToolAborted(
+            f"the user did not let `{wanted}` use the network and stopped the request."
+        )
     if choice.choice == "reject":
         raise ToolRefused(f"the user did not let `{wanted}` use the network.")
     return True

@@ -184,7 +184,7 @@ class Dispatcher:
         except _Cancelled:
             aborted = "interrupted by the user"
         except AbortRequested as abort:
-            aborted = f"aborted after an error: {abort}"
+            aborted = str(abort)
         finally:
             self.ctx.progress = None
         out: list[CallRecord] = []
@@ -241,7 +241,7 @@ class Dispatcher:
             if choice == "retry":
                 continue
             if choice == "abort":
-                raise AbortRequested(outcome.error or outcome.content)
+                raise AbortRequested(f"aborted after an error: {outcome.error or outcome.content}")
             break
         duration = time.perf_counter() - started
         record = self._record(call, outcome, duration)
@@ -251,6 +251,8 @@ class Dispatcher:
         self.emit(ToolCallEnd(call, record.result, duration))
         if self.hooks is not None:
             await self.hooks.after_tool(call, record.result)
+        if outcome.aborted:
+            raise AbortRequested(f"aborted by the user: {outcome.error or outcome.content}")
 
     async def _ask(self, error: AgentError) -> ErrorChoice:
         choices: tuple[ErrorChoice, ...] = ("retry", "skip", "abort")

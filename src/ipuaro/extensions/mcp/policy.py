@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ipuaro.config.schema import McpConfig
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, ToolContext, ToolRefused
+from ipuaro.tools.base import (
+    ConfirmDecision,
+    ConfirmRequest,
+    ToolAborted,
+    ToolContext,
+    ToolRefused,
+)
 
 PREFIX = "mcp__"
 MAX_NAME = 64
@@ -75,6 +81,8 @@ class CallPolicy:
         )
         answer = await ctx.confirm(request)
         choice = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+        if choice.choice == "abort":
+            raise ToolAborted(f"the user declined to call {shown} and stopped the request.")
         if choice.choice == "reject":
             raise ToolRefused(f"the user declined to call {shown}.")
         if choice.choice == "always":

@@ -11,6 +11,7 @@ from ipuaro.tools.base import (
     BaseTool,
     ConfirmDecision,
     ConfirmRequest,
+    ToolAborted,
     ToolContext,
     ToolError,
     ToolOutcome,
@@ -108,5 +109,7 @@ class GitCommit(BaseTool):
         )
         answer = await ctx.confirm(request)
         decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+        if decision.choice == "abort":
+            raise ToolAborted("the user declined the commit and stopped the request.")
         if decision.choice == "reject":
             raise ToolRefused("the user declined the commit.")

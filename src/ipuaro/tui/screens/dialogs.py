@@ -165,6 +165,7 @@ def command_dialog(request: ConfirmRequest) -> ChoiceDialog:
             Choice("y", "Run once", "apply"),
             Choice("a", "Always allow", "always"),
             Choice("n", "Refuse", "reject"),
+            Choice("x", "Abort", "abort"),
         ]
     detail = f"$ {request.command}" if request.command else None
     return ChoiceDialog(
