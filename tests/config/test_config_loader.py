@@ -44,7 +44,7 @@ CONCEPT_DEFAULTS: dict[str, dict[str, Any]] = {
         "compressionMethod": "llm-summary",
     },
     "watchdog": {"debounceMs": 500},
-    "commands": {"timeout": None},
+    "commands": {"timeout": 30.0},  # issue 26: a default time-out (was null)
     "undo": {"stackSize": 10},
     "edit": {
         "alwaysConfirm": True,
@@ -302,7 +302,7 @@ def test_unknown_key_in_project_file(tmp_path: Path) -> None:
         ({"llm": 5}, "llm: expected an object, got 5"),
         (
             {"commands": {"timeout": "soon"}},
-            'commands.timeout: expected a number or null, got "soon"',
+            'commands.timeout: expected a number > 0 or null, got "soon"',
         ),
     ],
 )

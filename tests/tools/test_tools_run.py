@@ -140,3 +140,36 @@ async def test_a_hostile_remembered_test_command_still_meets_the_policy(project:
     refused = await project.call("run_tests")
     assert not refused.success and refused.refused
     assert [r.command for r in asked] == ["exfiltrate-tool --all"]
+
+
+def test_commands_have_a_default_timeout_and_test_runners_a_longer_one() -> None:
+    from ipuaro.config.schema import CommandsConfig
+    from ipuaro.security.runner import command_timeout
+
+    defaults = CommandsConfig()
+    assert command_timeout(defaults) == 30
+    assert command_timeout(defaults, tests=True) == 300
+    unlimited = CommandsConfig(timeout=None, test_timeout=None)
+    assert command_timeout(unlimited) == command_timeout(unlimited, tests=True) == 600
+
+
+def _gone(pid: int) -> bool:
+    """The process no longer runs (reaped, or a zombie waiting for its new parent)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def test_a_command_past_its_timeout_is_killed_with_its_group_and_says_so(
+    project: Project,
+) -> None:
+    project.ctx.config.commands.timeout = 1
+    project.ctx.headless_allow_commands = True
+    result = await project.call("run_command", command="sleep 120 & echo bg $!; wait")
+    assert not result.success
+    text = result.error or ""
+    assert "timed out after 1 s: killed with its process group" in text
+    pid = int(text.rsplit("bg ", 1)[1].split()[0])
+    assert _gone(pid), "the background child outlived the timeout"

@@ -141,8 +141,12 @@ class WatchdogConfig(Section):
 
 
 class CommandsConfig(Section):
-    timeout: float | None = None
-    """Seconds before a command is killed; null means no limit (the per-call cap still applies)."""
+    timeout: float | None = Field(30.0, gt=0)
+    """Seconds before a command (``run_command``, ``!command``, a verify command) is killed with
+    its process group; null: only ``maxTimeout`` applies."""
+    test_timeout: float | None = Field(300.0, gt=0)
+    """Seconds before a test runner started by ``run_tests`` is killed with its process group
+    (test suites take longer); null: only ``maxTimeout`` applies."""
     max_timeout: float = Field(600.0, gt=0)
     """Hard cap for any one command, seconds."""
     output_limit_bytes: int = Field(8192, ge=256)

@@ -66,10 +66,13 @@ class CommandOutcome:
     stopped_background: bool = False
 
 
-def command_timeout(config: CommandsConfig, requested: float | None = None) -> float:
-    """Seconds a call may run: the request, else ``commands.timeout``, never above
-    ``commands.maxTimeout`` (so "no limit" in the config still ends)."""
-    wanted = requested if requested is not None else config.timeout
+def command_timeout(
+    config: CommandsConfig, requested: float | None = None, *, tests: bool = False
+) -> float:
+    """Seconds a call may run: the request, else ``commands.timeout`` (``commands.testTimeout``
+    for a test runner), never above ``commands.maxTimeout`` (so "no limit" still ends)."""
+    default = config.test_timeout if tests else config.timeout
+    wanted = requested if requested is not None else default
     if wanted is None:
         return config.max_timeout
     if wanted <= 0:

@@ -148,7 +148,11 @@ async def network_allowed(ctx: ToolContext, decision: CommandDecision) -> bool:
     return True
 
 
-async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -> ToolOutcome:
+async def run_checked(
+    ctx: ToolContext, command: str, cwd: Path, purpose: str, *, tests: bool = False
+) -> ToolOutcome:
+    """Ask the policy (and the user) about ``command``, then run it in the sandbox within
+    ``commands.timeout`` (``commands.testTimeout`` when ``tests``)."""
     from ipuaro.security.runner import (
         command_timeout,
         environment_without,
@@ -160,16 +164,17 @@ async def run_checked(ctx: ToolContext, command: str, cwd: Path, purpose: str) -
     online = await network_allowed(ctx, decision)
     sandbox = sandbox_profile(ctx)
     hidden = secret_environment_names([ctx.config.llm.api_key_env])
+    timeout = command_timeout(ctx.config.commands, tests=tests)
     outcome = await run_shell(
         command,
         cwd,
-        command_timeout(ctx.config.commands),
+        timeout,
         output_limit=ctx.config.commands.output_limit_bytes,
         env=environment_without(hidden),
         cancel=ctx.cancel,
         sandbox=sandbox.with_network(online) if sandbox.active else None,
     )
-    return command_report(ctx, command, outcome, sandbox, online)
+    return command_report(ctx, command, outcome, sandbox, online, timeout=timeout)
 
 
 def command_report(
@@ -182,12 +187,17 @@ def command_report(
     where: str | None = None,
     notes: Sequence[str] = (),
     data: dict[str, object] | None = None,
+    timeout: float | None = None,
 ) -> ToolOutcome:
     """What the model reads about a command that ran: ``$ command``, exit code and time (and
     ``where`` it ran, when not the root), the capped output, then ``notes``."""
     status = f"exit code {outcome.exit_code}"
     if outcome.timed_out:
-        status = f"stopped after {outcome.duration_s:.0f}s (timeout)"
+        limit = timeout if timeout is not None else outcome.duration_s
+        status = (
+            f"timed out after {limit:g} s: killed with its process group "
+            "(commands.timeout / commands.testTimeout set the limit)"
+        )
     elif outcome.cancelled:
         status = "cancelled by the user"
     place = f", in {where}" if where else ""

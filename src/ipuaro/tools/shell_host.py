@@ -119,7 +119,9 @@ async def run_in_shell(ctx: ToolContext, command: str) -> ToolOutcome:
             "(the shell stays offline): the shell's variables were not set in it, and its "
             "`cd` and `export` do not carry over]"
         )
-        return command_report(ctx, command, outcome, sandbox, online, where=where, notes=[note])
+        return command_report(
+            ctx, command, outcome, sandbox, online, where=where, notes=[note], timeout=timeout
+        )
     shell = await host.shell_for(ctx, sandbox, env)
     starts = shell.starts
     stream = _Stream(ctx.progress) if ctx.progress is not None else None
@@ -142,7 +144,7 @@ async def run_in_shell(ctx: ToolContext, command: str) -> ToolOutcome:
         notes.append(FIRST_NOTE)
     data = _facts(result, ctx.root)
     return command_report(
-        ctx, command, result, sandbox, online, where=where, notes=notes, data=data
+        ctx, command, result, sandbox, online, where=where, notes=notes, data=data, timeout=timeout
     )
 
 

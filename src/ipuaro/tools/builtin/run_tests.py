@@ -103,7 +103,9 @@ class RunTests(BaseTool):
         runs: list[dict[str, Any]] = []
         texts: list[str] = []
         for plan in plans:
-            outcome = await run_checked(ctx, plan.command, ctx.root, f"run_tests via {plan.runner}")
+            outcome = await run_checked(
+                ctx, plan.command, ctx.root, f"run_tests via {plan.runner}", tests=True
+            )
             if outcome.refused:
                 return outcome
             data = outcome.data if isinstance(outcome.data, dict) else {}
