@@ -219,3 +219,19 @@ def test_ignored_path_is_not_indexed(ts_project: Path, store: SqliteStore) -> No
 
     assert summary.parsed == 0
     assert not any(p.startswith(("node_modules", "packages/app/dist")) for p in store.file_hashes())
+
+
+def test_an_index_limited_to_a_subfolder_stays_there(ts_project: Path, store: SqliteStore) -> None:
+    """The large-project question's "index a subfolder": the first index, the re-index and the
+    watcher's updates all keep to that folder."""
+    indexer = make_indexer(ts_project, store)
+    indexer.limit_to("packages/shared")
+    indexer.index(workers=1)
+    assert set(store.file_hashes()) and all(
+        p.startswith("packages/shared/") for p in store.file_hashes()
+    )
+    write(ts_project, UTIL, "export const changed = 1;\n")
+    indexer.update_paths([UTIL])
+    assert UTIL not in store.file_hashes()
+    indexer.index(workers=1)
+    assert UTIL not in store.file_hashes() and LOGGER in store.file_hashes()

@@ -231,6 +231,25 @@ async def test_large_project_asks_before_the_first_index(make_app: MakeApp) -> N
         assert "indexed 5 files" in chat_text(app)
 
 
+async def test_large_project_can_index_only_a_subfolder(make_app: MakeApp, project: Path) -> None:
+    from tests.tui.conftest import wait_for_dialog
+
+    (project / "docs").mkdir()
+    (project / "docs" / "notes.md").write_text("# notes\n", encoding="utf-8")
+    app = make_app(overrides={"limits.maxFilesWarning": 2})
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await wait_for_dialog(pilot)
+        offered = [c.label for c in dialog.choices]
+        assert offered[0] == "Continue" and offered[-1] == "Cancel"
+        assert offered[1].startswith("Index src/ only (")
+        await pilot.press("1")
+        await ready(pilot)
+        assert app.workspace.ctx.indexer.only == "src"
+        files = set(app.workspace.ctx.store.file_hashes())
+    assert files and all(path.startswith("src/") for path in files)
+    assert "docs/notes.md" not in files
+
+
 async def test_large_project_cancelled_exits(make_app: MakeApp) -> None:
     from tests.tui.conftest import wait_for_dialog
 

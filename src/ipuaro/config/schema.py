@@ -227,7 +227,8 @@ class InputConfig(Section):
 
 class LimitsConfig(Section):
     max_files_warning: int = Field(10_000, ge=1)
-    """Ask before indexing a project with more files than this."""
+    """Ask before indexing a project with more files than this: continue, index only one of
+    its largest top-level folders this session, or cancel."""
     encoding: Literal["utf-8"] = "utf-8"
     """Text encoding of indexed files (others are skipped and counted)."""
 

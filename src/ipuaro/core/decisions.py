@@ -22,6 +22,7 @@ know it still put it through its options.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -170,20 +171,45 @@ class LargeProject(Question):
     project: str = ""
     files: int = 0
     limit: int = 0
+    subfolders: tuple[str, ...] = ()
+    """The folders offered; answer ``folder-N`` (1-based) indexes only ``subfolders[N-1]``."""
 
     @classmethod
-    def of(cls, project: str, files: int, limit: int) -> LargeProject:
+    def of(
+        cls, project: str, files: int, limit: int, folders: Sequence[tuple[str, int]] = ()
+    ) -> LargeProject:
+        """``folders``: (top-level folder, its files); the largest few below ``files`` are
+        offered — index only that sub-folder."""
+        smaller = sorted((f for f in folders if 0 < f[1] < files), key=lambda f: -f[1])
+        chosen = smaller[:SUBFOLDER_CHOICES]
+        subfolders = tuple(
+            Option(f"{FOLDER_PREFIX}{i}", f"Index {name}/ only ({count:,} files)", str(i))
+            for i, (name, count) in enumerate(chosen, start=1)
+        )
         return cls(
             "Large project",
             f"{project} has {files:,} files (more than limits.maxFilesWarning = {limit:,}). "
-            "Indexing may take a while; to index less, open a subfolder or add ignore "
+            "Indexing may take a while; to index less, index a subfolder or add ignore "
             "patterns (project.ignorePatterns).",
-            (Option("continue", "Continue", "c"), Option("cancel", "Cancel", "q")),
+            (Option("continue", "Continue", "c"), *subfolders, Option("cancel", "Cancel", "q")),
             "cancel",
             project,
             files,
             limit,
+            tuple(name for name, _ in chosen),
         )
+
+    def folder(self, answer: str) -> str | None:
+        """The sub-folder ``answer`` chose, None for another answer."""
+        number = answer.removeprefix(FOLDER_PREFIX)
+        if answer == number or not number.isdigit():
+            return None
+        index = int(number) - 1
+        return self.subfolders[index] if 0 <= index < len(self.subfolders) else None
+
+
+FOLDER_PREFIX = "folder-"
+SUBFOLDER_CHOICES = 3
 
 
 @dataclass(frozen=True)

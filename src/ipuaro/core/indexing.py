@@ -81,8 +81,14 @@ class IndexKeeper:
         count = await asyncio.to_thread(ctx.indexer.count_files)
         limit = workspace.config.limits.max_files_warning
         if count > limit:
-            question = LargeProject.of(workspace.project_name, count, limit)
-            if (await workspace._asking.ask(question)).choice != "continue":
+            folders = ctx.indexer.folder_counts()
+            question = LargeProject.of(workspace.project_name, count, limit, folders)
+            choice = (await workspace._asking.ask(question)).choice
+            folder = question.folder(choice)
+            if folder is not None:
+                ctx.indexer.limit_to(folder)
+                count = dict(folders)[folder]
+            elif choice != "continue":
                 return None
         workspace._emit(IndexProgress(0, count, background=False))
         return await self.run(background=False, every=PROGRESS_EVERY_S)

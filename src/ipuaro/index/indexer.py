@@ -13,6 +13,7 @@ import os
 import posixpath
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -138,6 +139,8 @@ class Indexer:
         self.ignore = ProjectIgnore.from_root(self.root, config, self._own_files)
         self._scan: ScanResult | None = None
         self._lock = threading.Lock()
+        self.only = ""
+        """The sub-folder the index is limited to (the large-project question), "" for all."""
 
     # --- full index -------------------------------------------------------------------------
     def count_files(self) -> int:
@@ -148,7 +151,23 @@ class Indexer:
     def _full_scan(self) -> ScanResult:
         # Fresh ignore rules: a .gitignore may have changed since the last update_paths().
         self.ignore = ProjectIgnore.from_root(self.root, self.config, self._own_files)
-        return scan(self.root, self.config, ignore=self.ignore)
+        return scan(self.root, self.config, ignore=self.ignore, start=self.only)
+
+    def folder_counts(self) -> list[tuple[str, int]]:
+        """Files per top-level folder of the last scan (``count_files``), most first."""
+        scanned = self._scan or self._full_scan()
+        self._scan = scanned
+        counts = Counter(e.path.split("/", 1)[0] for e in scanned.entries if "/" in e.path)
+        return counts.most_common()
+
+    def limit_to(self, folder: str) -> None:
+        """Index only ``folder`` (project-relative) from now on: scans start there and
+        changes elsewhere are not indexed."""
+        self.only = folder.strip("/")
+        self._scan = None
+
+    def _inside(self, rel: str) -> bool:
+        return not self.only or rel == self.only or rel.startswith(self.only + "/")
 
     def index(
         self,
@@ -302,7 +321,7 @@ class Indexer:
             again = {r for r in named if os.path.lexists(self.root / r)}
             gone = self._expand_deleted(named - again, hashes)
             entries: dict[str, ScanEntry] = {}
-            wanted = {r for p in changed if (r := self.relative(p))} | again
+            wanted = {r for p in changed if (r := self.relative(p)) and self._inside(r)} | again
             for rel in sorted(wanted):
                 self._expand_changed(rel, hashes, entries, gone)
             jobs: list[ParseJob] = []
