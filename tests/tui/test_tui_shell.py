@@ -31,3 +31,7 @@ async def test_command_output_streams_into_the_tool_line(
         await settle(pilot)
         assert line.state == "ok" and not line.has_class("-live") and not line.expanded
         assert "first-line\nlast-line" in line.result_text
+        # The output stays in the transcript after the command ended (collapsed to its tail).
+        body = line.query_one(".tool-result")
+        assert line.has_class("-kept") and body.display
+        assert "first-line\nlast-line" in str(body.render())

@@ -1,5 +1,6 @@
 """A tool call as one compact line — ``▸ [get_function src/auth/login.ts login] ✓`` — that
-expands (Enter, Space or a click) to the result the model read."""
+expands (Enter, Space or a click) to the result the model read. A command that printed keeps
+the tail of its final output under the line once it ends (reviewable; Enter shows it whole)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,22 @@ def result_preview(text: str, limit: int = RESULT_LINES) -> str:
     return "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
 
 
+def tail_preview(text: str, limit: int = LIVE_LINES) -> str:
+    """The last ``limit`` lines, the earlier ones counted (a command's output ends with what
+    matters: the error, the summary)."""
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= limit:
+        return "\n".join(lines)
+    return "\n".join([f"… {len(lines) - limit} earlier lines (Enter shows all)", *lines[-limit:]])
+
+
 class ToolLine(Widget, can_focus=True):
     DEFAULT_CSS = """
     ToolLine { height: auto; }
     ToolLine > .tool-result { display: none; padding: 0 0 0 4; }
     ToolLine.-expanded > .tool-result { display: block; }
     ToolLine.-live > .tool-result { display: block; }
+    ToolLine.-kept > .tool-result { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -71,12 +82,23 @@ class ToolLine(Widget, can_focus=True):
         self.add_class("-live")
 
     def finish(self, state: ToolState, result_text: str) -> None:
+        streamed = self.has_class("-live")
         self.remove_class("-live")
         self.state = state
         self.result_text = result_text
         self.set_class(state != "ok", "-failed")
-        self._body.update(Text(result_preview(result_text) or "(empty result)", style="dim"))
+        self.set_class(streamed, "-kept")  # a command's output stays in the transcript
+        self._show_result()
         self._head.update(self._head_text())
+
+    def _show_result(self) -> None:
+        if not self.has_class("-kept"):
+            text = result_preview(self.result_text)
+        elif self.expanded:
+            text = self.result_text.rstrip("\n")
+        else:
+            text = tail_preview(self.result_text)
+        self._body.update(Text(text or "(empty result)", style="dim"))
 
     @property
     def expanded(self) -> bool:
@@ -84,6 +106,8 @@ class ToolLine(Widget, can_focus=True):
 
     def action_toggle_result(self) -> None:
         self.toggle_class("-expanded")
+        if self.state != "running":
+            self._show_result()
         self._head.update(self._head_text())
 
     def on_click(self) -> None:
