@@ -105,7 +105,9 @@ async def test_a_large_project_is_indexed_only_when_the_user_allows_it(
         assert declined.value.code == -32603
         assert "limits.maxFilesWarning" in str(declined.value)
         [asked] = client.permissions
-        assert [o.option_id for o in asked.options] == ["continue", "cancel"]
+        ids = [o.option_id for o in asked.options]
+        assert ids[0] == "continue" and ids[-1] == "cancel"
+        assert ids[1:-1] and all(i.startswith("folder-") for i in ids[1:-1])  # a subfolder
         assert asked.tool_call.title == "Large project"
 
         client.clear()
