@@ -53,7 +53,9 @@ async def run_checks(ctx: ToolContext, kinds: tuple[CheckKind, ...]) -> list[Che
         command = project_value(ctx.root, KEYS[kind])
         if not isinstance(command, str) or not command.strip():
             continue
-        outcome = await run_checked(ctx, command, ctx.root, f"verify: the {kind} command")
+        outcome = await run_checked(
+            ctx, command, ctx.root, f"verify: the {kind} command", tests=kind == "test"
+        )
         report = outcome.content if outcome.success else (outcome.error or outcome.content)
         runs.append(CheckRun(kind, command, outcome.success, report))
     return runs
