@@ -178,7 +178,9 @@ def test_cap_output_never_splits_a_utf8_character() -> None:
 
 
 def test_command_timeout_caps_every_call() -> None:
-    assert command_timeout(CommandsConfig()) == 600.0  # no limit configured: the cap
+    assert command_timeout(CommandsConfig()) == 30.0  # the default for a command
+    assert command_timeout(CommandsConfig(), tests=True) == 300.0  # a test runner's default
+    assert command_timeout(CommandsConfig(timeout=None)) == 600.0  # no limit: still the cap
     assert command_timeout(CommandsConfig(timeout=30)) == 30
     assert command_timeout(CommandsConfig(timeout=30), requested=5) == 5
     assert command_timeout(CommandsConfig(max_timeout=60), requested=5000) == 60
