@@ -1,8 +1,14 @@
-"""A workspace's session switching and undo / redo (``Workspace`` delegates here)."""
+"""A workspace's session switching and undo / redo (``Workspace`` delegates here).
+
+Each function receives what it uses — the agent (whose session keeper switches the session),
+the event bus's ``emit``, the services, the ``ask`` function — never the workspace; the
+caller has asked the task runner first (a session change is refused while a task runs).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ipuaro.core.decisions import OverwriteChanges
@@ -12,39 +18,39 @@ from ipuaro.core.reports import UndoReport
 from ipuaro.core.sessions import SessionArchive
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.agent.run.loop import Agent
+    from ipuaro.core.ports import Ask, Emit
+    from ipuaro.core.wiring import AppContext
 
 
-def archive(workspace: Workspace) -> SessionArchive:
-    return SessionArchive(workspace.ctx.store, workspace.root)
+def archive(ctx: AppContext, root: Path) -> SessionArchive:
+    return SessionArchive(ctx.store, root)
 
 
-def new_session(workspace: Workspace) -> str:
-    workspace._idle("/sessions new")
-    session = workspace.ctx.agent.new_session()
-    workspace._emit(SessionSwitched(session.id, "new"))
+def new_session(agent: Agent, emit: Emit) -> str:
+    session = agent.new_session()
+    emit(SessionSwitched(session.id, "new"))
     return session.id
 
 
-def load_session(workspace: Workspace, session_id: str) -> None:
+def load_session(agent: Agent, emit: Emit, session_id: str) -> None:
     """Make ``session_id`` current. Raises :class:`SessionMissing`."""
     from ipuaro.agent.sessions.keeper import SessionNotFound
 
-    workspace._idle("/sessions load")
     try:
-        workspace.ctx.agent.load_session(session_id)
+        agent.load_session(session_id)
     except SessionNotFound as error:
         raise SessionMissing(str(error)) from None
-    workspace._emit(SessionSwitched(session_id, "loaded"))
+    emit(SessionSwitched(session_id, "loaded"))
 
 
-async def undo_redo(workspace: Workspace, direction: Literal["undo", "redo"]) -> UndoReport:
+async def undo_redo(ctx: AppContext, ask: Ask, direction: Literal["undo", "redo"]) -> UndoReport:
     """When files changed since the edit, the user is asked before they are overwritten."""
-    manager = workspace.ctx.undo_manager()
+    manager = ctx.undo_manager()
     move = manager.undo if direction == "undo" else manager.redo
     outcome = await asyncio.to_thread(move)
     if not outcome.done and outcome.changed_since:
-        answer = await workspace._asking.ask(OverwriteChanges.of(direction, outcome.message))
+        answer = await ask(OverwriteChanges.of(direction, outcome.message))
         if answer.choice == "force":
             outcome = await asyncio.to_thread(lambda: move(True))
     return UndoReport(direction, outcome.done, outcome.message)
