@@ -113,9 +113,11 @@ async def switch_model(
     """Bind model ``name`` alone: the project services (store, running index, tools, the
     persistent shell, MCP servers) and the session stay as they are. A model the server does
     not have is refused; a failing switch keeps the old model and says why. While a task
-    runs, the switch waits for it to end (the running request keeps its model), then holds
-    the task slot while the server is asked, so no request starts half-switched. Returns
-    the outcome and the configuration now in force."""
+    runs, the switch waits for it to end (the running request keeps its model) and swaps the
+    binding at a moment none runs. Returns the outcome and the configuration now in force."""
+    from ipuaro.core.wiring import bind_model
+    from ipuaro.llm.errors import ModelError
+
     try:
         available = await list_models(ctx)
     except WorkspaceError as listing:
@@ -124,18 +126,7 @@ async def switch_model(
         shown = ", ".join(available[:10]) or "none"
         error = f"the server has no model {name!r}; it has: {shown}"
         return ModelSwitch(False, ctx.client.model, error=error), config
-    waited = tasks.running.doing if tasks.running is not None else None
-    return await tasks.run(
-        "model", "/model", lambda: _rebind(ctx, config, name, emit, waited), wait=True
-    )
-
-
-async def _rebind(
-    ctx: AppContext, config: Config, name: str, emit: Emit, waited: str | None
-) -> tuple[ModelSwitch, Config]:
-    from ipuaro.core.wiring import bind_model
-    from ipuaro.llm.errors import ModelError
-
+    waited = await tasks.until_idle()  # a running request keeps its model
     llm = config.llm.model_copy(update={"model": name})
     new_config = config.model_copy(update={"llm": llm})
     try:
@@ -143,9 +134,11 @@ async def _rebind(
     except ModelError as error:
         failed = f"cannot switch to {name}: {error.message}"
         return ModelSwitch(False, ctx.client.model, error=failed), config
-    old = ctx.rebind(binding, new_config)
+    waited = await tasks.until_idle() or waited  # one may have started while the server spoke
+    old = ctx.rebind(binding, new_config)  # no await since the runner was idle
     ctx.warnings.extend(binding.warnings)
     await old.aclose()
     window = WindowInfo(ctx.window.tokens, ctx.window.source)
     emit(ModelChanged(ctx.client.model, window.tokens, window.source))
-    return ModelSwitch(True, ctx.client.model, window, waited_for=waited), new_config
+    doing = waited.doing if waited is not None else None
+    return ModelSwitch(True, ctx.client.model, window, waited_for=doing), new_config

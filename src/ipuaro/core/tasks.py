@@ -3,11 +3,11 @@
 The runner has two kinds of work and one rule for each:
 
 - **Conversation tasks**, one at a time: an agent request, a plan request, a plan's apply
-  (which waits for its confirmation), ``/reindex``, a ``!command``, ``/compact``, ``/rewind``
-  and a ``/model`` switch. ``busy`` means one runs (front ends read it as "Enter steers the
-  running request"). A second task is refused with :class:`~ipuaro.core.errors.WorkspaceBusy`
-  naming what runs — except a task started with ``wait=True`` (``/model``), which waits for
-  the running one to end and then takes its turn. The session is saved after each task.
+  (which waits for its confirmation), ``/reindex``, a ``!command``, ``/compact`` and
+  ``/rewind``. ``busy`` means one runs (front ends read it as "Enter steers the running
+  request"). A second task is refused with :class:`~ipuaro.core.errors.WorkspaceBusy` naming
+  what runs; ``until_idle`` waits for the running one to end instead. The session is saved
+  after each task.
   Compaction in the middle of a request (the window filled up) is a *phase* of that request:
   ``running`` says ``compact`` while it lasts, and ``TaskStarted`` / ``TaskEnded`` events
   mark it, as they mark ``/compact``.
@@ -20,11 +20,13 @@ The runner has two kinds of work and one rule for each:
   its thread.
 
 What an operation that replaces something a task uses does while a conversation task runs:
-``/model`` waits for it (the running request keeps its model; ``ModelSwitch.waited_for``
-says what it waited for); a session change, ``/clear`` and ``/plan on|off`` are refused with
-what runs and "Ctrl+C interrupts it" (they are instant operations a user types between
-requests; a session change while a plan's change waits for its confirmation would move that
-change and its undo step into the other session).
+``/model`` waits for it (``until_idle``) and swaps the binding at a moment no task runs: the
+running request keeps its model, ``ModelSwitch.waited_for`` says what it waited for, and the
+swap is no task itself, so a request typed meanwhile is not refused. A session change,
+``/clear`` and ``/plan on|off`` are refused with what runs and "Ctrl+C interrupts it": they
+are instant operations a user types between requests, and a session change while a plan's
+change waits for its confirmation would move that change and its undo step into the other
+session.
 """
 
 from __future__ import annotations
@@ -40,9 +42,7 @@ from ipuaro.core.events import Event, TaskEnded, TaskStarted
 
 log = logging.getLogger(__name__)
 
-TaskKind = Literal[
-    "request", "plan", "apply", "index", "command", "compact", "rewind", "model", "refresh"
-]
+TaskKind = Literal["request", "plan", "apply", "index", "command", "compact", "rewind", "refresh"]
 T = TypeVar("T")
 
 _DOING: dict[TaskKind, str] = {
@@ -53,7 +53,6 @@ _DOING: dict[TaskKind, str] = {
     "command": "a command you typed after '!' is running",
     "compact": "the conversation is being compacted",
     "rewind": "the conversation is being rewound (it may wait for your answer)",
-    "model": "the model is being switched",
     "refresh": "the index is being refreshed in the background",
 }
 
@@ -121,22 +120,16 @@ class TaskRunner:
         what: str,
         work: Callable[[], Awaitable[T]],
         *,
-        wait: bool = False,
         announce: bool = False,
     ) -> T:
-        """Run ``work`` as the one conversation task; the session is saved after it, however
-        it ends. While another runs: refused, or with ``wait`` after it has ended. A task
-        other than ``/model`` starts once a running background refresh has finished;
-        ``announce`` sends ``TaskStarted`` / ``TaskEnded`` around it."""
-        if wait:
-            while self._running is not None:
-                await self._idle.wait()
+        """Run ``work`` as the one conversation task (refused while another runs), once a
+        running background refresh has finished; the session is saved after it, however it
+        ends. ``announce`` sends ``TaskStarted`` / ``TaskEnded`` around it."""
         self.refuse_if_busy(what)
         task = self._running = RunningTask(kind, what)
         self._idle.clear()
         try:
-            if kind != "model":  # a model switch uses no index (and must not wait for one)
-                await self.index_settled()
+            await self.index_settled()
             if not announce:
                 return await work()
             return await self._announced(task, work)
@@ -144,6 +137,14 @@ class TaskRunner:
             self._running = None
             self._idle.set()
             self._save_quietly()
+
+    async def until_idle(self) -> RunningTask | None:
+        """Return once no conversation task runs (at once when none does): what ran, if one
+        did. Nothing is awaited between this returning and the caller's next step."""
+        waited = self._running
+        while self._running is not None:
+            await self._idle.wait()
+        return waited.within or waited if waited is not None else None
 
     async def phase(self, kind: TaskKind, what: str, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` as a phase of the running task (an auto-compaction within a
