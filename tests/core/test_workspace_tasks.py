@@ -54,8 +54,8 @@ async def test_a_request_during_the_background_reindex_waits_for_it(
 async def test_the_background_refresh_is_the_runners_and_does_not_block_the_session(
     project: Path, server: ModelStubServer
 ) -> None:
-    """A refresh is a background task: /status names it, the workspace is not busy (a
-    session change goes ahead), and closing the workspace meanwhile raises nothing."""
+    """A refresh is a background task: /status names it, and the workspace is not busy (a
+    session change goes ahead)."""
     async with open_workspace(project, server) as opened:
         ws = opened.workspace
         folder = project / "generated"
@@ -74,10 +74,6 @@ async def test_the_background_refresh_is_the_runners_and_does_not_block_the_sess
         await asyncio.wait_for(refresh, 60)
         assert dict((await ws.status()).rows)["task"] == "none (idle)"
         assert ws.ctx.store.find_definitions(f"fresh_{CHANGED - 1}")
-        for number in range(CHANGED):
-            (folder / f"m{number}.py").write_text(f"def later_{number}():\n    return 0\n")
-        ws.refresh_index()  # still running when the workspace closes
-    assert ws.closed
 
 
 async def test_model_switch_during_a_request_waits_for_it(

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Literal
 from ipuaro.core.decisions import OverwriteChanges
 from ipuaro.core.errors import SessionMissing
 from ipuaro.core.events import SessionSwitched
-from ipuaro.core.reports import UndoReport
+from ipuaro.core.reports import DeleteOutcome, ImportReport, SessionInfo, UndoReport
 from ipuaro.core.sessions import SessionArchive
 
 if TYPE_CHECKING:
     from ipuaro.agent.run.loop import Agent
+    from ipuaro.core.decisions import Answer, Question
     from ipuaro.core.ports import Ask, Emit
     from ipuaro.core.wiring import AppContext
 
@@ -54,3 +55,49 @@ async def undo_redo(ctx: AppContext, ask: Ask, direction: Literal["undo", "redo"
         if answer.choice == "force":
             outcome = await asyncio.to_thread(lambda: move(True))
     return UndoReport(direction, outcome.done, outcome.message)
+
+
+class SessionOperations:
+    """The workspace's stored-session and undo operations (a group of ``Workspace``
+    methods) over its public facts: the services, the root, the current session, ``save``
+    and ``ask``."""
+
+    root: Path
+
+    @property
+    def ctx(self) -> AppContext:
+        raise NotImplementedError
+
+    @property
+    def session_id(self) -> str:
+        raise NotImplementedError
+
+    def save(self) -> None:
+        raise NotImplementedError
+
+    async def ask(self, question: Question) -> Answer:
+        raise NotImplementedError
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """The project's sessions, oldest first; the current one is marked."""
+        return archive(self.ctx, self.root).sessions(current=self.session_id)
+
+    def delete_session(self, session_id: str) -> DeleteOutcome:
+        """Delete another session (and its undo history); never the current one."""
+        return archive(self.ctx, self.root).delete(session_id, current=self.session_id)
+
+    def export_session(self, session_id: str | None = None) -> list[str]:
+        """A session (the current one by default) as JSONL lines."""
+        if session_id is None or session_id == self.session_id:
+            self.save()
+        return archive(self.ctx, self.root).export(session_id or self.session_id)
+
+    def import_session(self, text: str, *, new_id: bool = False) -> ImportReport:
+        """Store a JSONL export in this project (``SessionsUnavailable`` on a bad file)."""
+        return archive(self.ctx, self.root).import_text(text, new_id=new_id)
+
+    async def undo(self) -> UndoReport:
+        return await undo_redo(self.ctx, self.ask, "undo")
+
+    async def redo(self) -> UndoReport:
+        return await undo_redo(self.ctx, self.ask, "redo")

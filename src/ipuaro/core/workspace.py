@@ -33,16 +33,13 @@ from ipuaro.core.memory_ops import MemoryOperations
 from ipuaro.core.options import WorkspaceOptions
 from ipuaro.core.plan_flow import PlanFlow, PlanOutcome
 from ipuaro.core.reports import (
-    DeleteOutcome,
     Evaluation,
-    ImportReport,
     ModelSwitch,
-    SessionInfo,
     StatusReport,
-    UndoReport,
     WindowInfo,
 )
 from ipuaro.core.requests import Requests
+from ipuaro.core.session_ops import SessionOperations
 from ipuaro.core.tasks import TaskRunner
 
 if TYPE_CHECKING:
@@ -58,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["Workspace", "WorkspaceOptions"]
 
 
-class Workspace(IndexOperations, MemoryOperations):
+class Workspace(IndexOperations, MemoryOperations, SessionOperations):
     """A project opened with a model: every operation a user can ask for."""
 
     def __init__(
@@ -69,7 +66,7 @@ class Workspace(IndexOperations, MemoryOperations):
         self.options = options
         self._asking = DecisionHandlers(decider)
         self._bus = EventBus()
-        self._emit = self._bus.emit
+        self._emit = self._bus.emit  # what helpers get (the plan modules still call it here)
         self._ctx: AppContext | None = None
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
@@ -115,8 +112,9 @@ class Workspace(IndexOperations, MemoryOperations):
         )
         ctx.warnings.extend(self.config.notices)  # keys a project may not set
         ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, self))
-        session = lambda: self.session_id  # noqa: E731
-        await extensions.start(self.commands, session, self.model, ctx.warnings, self._emit)
+        await extensions.start(
+            self.commands, lambda: self.session_id, self.model, ctx.warnings, self._emit
+        )
 
     @property
     def ctx(self) -> AppContext:
@@ -383,10 +381,6 @@ class Workspace(IndexOperations, MemoryOperations):
 
     # --- sessions -------------------------------------------------------------------------
 
-    def list_sessions(self) -> list[SessionInfo]:
-        """The project's sessions, oldest first; the current one is marked."""
-        return session_ops.archive(self.ctx, self.root).sessions(current=self.session_id)
-
     def new_session(self) -> str:
         """A new session is current (refused while a task runs: ``core.tasks``)."""
         self._idle("/sessions new")
@@ -396,28 +390,6 @@ class Workspace(IndexOperations, MemoryOperations):
         """Make ``session_id`` current. Raises :class:`SessionMissing`."""
         self._idle("/sessions load")
         session_ops.load_session(self.ctx.agent, self._emit, session_id)
-
-    def delete_session(self, session_id: str) -> DeleteOutcome:
-        """Delete another session (and its undo history); never the current one."""
-        return session_ops.archive(self.ctx, self.root).delete(session_id, current=self.session_id)
-
-    def export_session(self, session_id: str | None = None) -> list[str]:
-        """A session (the current one by default) as JSONL lines."""
-        if session_id is None or session_id == self.session_id:
-            self.save()
-        return session_ops.archive(self.ctx, self.root).export(session_id or self.session_id)
-
-    def import_session(self, text: str, *, new_id: bool = False) -> ImportReport:
-        """Store a JSONL export in this project (``SessionsUnavailable`` on a bad file)."""
-        return session_ops.archive(self.ctx, self.root).import_text(text, new_id=new_id)
-
-    # --- undo / redo ----------------------------------------------------------------------
-
-    async def undo(self) -> UndoReport:
-        return await session_ops.undo_redo(self.ctx, self.ask, "undo")
-
-    async def redo(self) -> UndoReport:
-        return await session_ops.undo_redo(self.ctx, self.ask, "redo")
 
     # --- the model ------------------------------------------------------------------------
 
