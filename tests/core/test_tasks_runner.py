@@ -37,7 +37,7 @@ async def test_a_second_task_is_refused_naming_the_first_and_until_idle_waits() 
     running = asyncio.ensure_future(tasks.run("request", "a new request", request))
     await asyncio.sleep(0)
     assert tasks.busy and tasks.describe() == "the agent is answering a request"
-    with pytest.raises(WorkspaceBusy, match="/reindex waits .* answering a request"):
+    with pytest.raises(WorkspaceBusy, match=r"/reindex waits .* answering a request"):
         await tasks.run("index", "/reindex", request)
     waiter = asyncio.ensure_future(tasks.until_idle())
     await asyncio.sleep(0.01)
