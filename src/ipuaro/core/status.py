@@ -8,20 +8,22 @@ from typing import TYPE_CHECKING
 from ipuaro.core.reports import plural
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.config.schema import Config
+    from ipuaro.core.tasks import TaskRunner
+    from ipuaro.core.wiring import AppContext
 
 
 def percent(used: int, limit: int) -> int:
     return 0 if limit <= 0 else min(999, round(100 * used / limit))
 
 
-def status_rows(workspace: Workspace) -> list[tuple[str, str]]:
+def status_rows(
+    ctx: AppContext, config: Config, tasks: TaskRunner, plan_mode: bool
+) -> list[tuple[str, str]]:
     """Blocking (reads the store): run it in a thread."""
     from ipuaro.core.checks import base_url
     from ipuaro.store.factory import describe_store
 
-    ctx = workspace.ctx
-    config = workspace.config
     window = ctx.window
     used, limit = ctx.agent.context_usage
     session = ctx.session
@@ -50,5 +52,6 @@ def status_rows(workspace: Workspace) -> list[tuple[str, str]]:
             f" · {stats.edits_applied} edits applied, {stats.edits_rejected} rejected",
         ),
         ("auto-apply", "on" if ctx.tool_ctx.auto_apply else "off"),
-        ("plan mode", "on" if workspace.plan_mode else "off"),
+        ("plan mode", "on" if plan_mode else "off"),
+        ("task", tasks.describe()),
     ]

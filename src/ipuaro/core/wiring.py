@@ -24,11 +24,11 @@ from ipuaro.agent.context.budget import ContextBudget
 from ipuaro.agent.context.manager import ContextManager
 from ipuaro.agent.context.prompt import resolve_tool_format
 from ipuaro.agent.events import AgentHandlers
-from ipuaro.agent.run.compaction import Compactor
 from ipuaro.agent.run.dispatch import ToolHooks
 from ipuaro.agent.run.loop import Agent
 from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.config.schema import Config
+from ipuaro.core.compacting import TaskCompactor
 from ipuaro.domain import Session
 from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
@@ -269,7 +269,7 @@ async def build_app(
             tools=registry,
             tool_ctx=tool_ctx,
             context=context,
-            compactor=Compactor(
+            compactor=TaskCompactor(
                 client,
                 context,
                 use_model=config.context.compression_method == "llm-summary",
