@@ -36,7 +36,7 @@ from ipuaro.core.events import (
 from ipuaro.core.extending import ExtensionHost
 from ipuaro.core.mentions import attach_mentions
 from ipuaro.core.options import WorkspaceOptions
-from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, PlanPorts, plan_request
 from ipuaro.core.reports import (
     DeleteOutcome,
     Evaluation,
@@ -82,8 +82,12 @@ class Workspace:
         self._plan_mode = False
         self._index = indexing.IndexKeeper(self)
         self._extensions: ExtensionHost | None = None
-        self._plans = PlanFlow(self)
         self._tasks = TaskRunner(self._save_if_open)
+        self.plan_ports = PlanPorts(
+            lambda: self.ctx, self._emit, self._tasks, self.propose_memory_patch
+        )
+        """What plan requests and plan apply use (``core.plan_flow``, ``core.plan_apply``)."""
+        self._plans = PlanFlow(self.plan_ports)
         self.commands = CommandTable()
         """This workspace's slash commands: the built-ins and the project's own."""
 
@@ -230,7 +234,7 @@ class Workspace:
         from ipuaro.agent.run.loop import AgentBusy
         from ipuaro.core.plan_apply import route_apply
 
-        applied = await route_apply(self, text)  # "ok" applies the stored plan, in plan mode too
+        applied = await route_apply(self.plan_ports, text)  # "ok" applies the stored plan
         if applied is not None:
             return applied
         agent = self.ctx.agent
@@ -374,7 +378,7 @@ class Workspace:
         from ipuaro.core.plan_apply import apply_plan
 
         return await self._tasks.run(
-            "apply", "/apply", lambda: apply_plan(self, record, note, default_commands)
+            "apply", "/apply", lambda: apply_plan(self.plan_ports, record, note, default_commands)
         )
 
     # --- sessions -------------------------------------------------------------------------
