@@ -138,3 +138,16 @@ async def test_an_undo_store_that_fails_writes_nothing_and_says_so(env: EditEnv)
     assert result.message.startswith("nothing was applied: the undo history could not be stored")
     assert (env.root / "a.txt").read_bytes() == b"alpha\nbeta\n"
     env.reopen()
+
+
+async def test_a_change_through_a_symlink_in_the_project_writes_its_target(env: EditEnv) -> None:
+    """Entries and writes use the checked path: the link stays a link, undo names the target."""
+    (env.root / "link.txt").symlink_to("a.txt")
+    result = await EditEngine(env.ctx).apply(
+        [FileChange("link.txt", "alpha\nbeta\n", "linked\n")], "through the link"
+    )
+    assert result.applied, result.message
+    assert (env.root / "link.txt").is_symlink()
+    assert (env.root / "a.txt").read_text() == "linked\n"
+    assert [e.file_path for e in env.store.list_undo("s1")] == ["a.txt"]
+    assert env.reindexed.calls == [(["a.txt"], [])]

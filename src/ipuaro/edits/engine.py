@@ -251,36 +251,42 @@ class EditEngine:
             )
         return changeset, writes, diff, rejected
 
-    def _entries(self, changeset: Changeset) -> list[UndoEntry]:
-        """One undo entry per file and folder, one group, marked pending by this process."""
+    def _entries(self, changeset: Changeset, writes: list[FileWrite]) -> list[UndoEntry]:
+        """One undo entry per folder and file (under its checked project path), one group,
+        marked pending by this process."""
         count = len(changeset.files) + len(changeset.dirs_created) + len(changeset.dirs_removed)
         grouped = count > 1 or changeset.all_or_nothing
         group = uuid.uuid4().hex[:12] if grouped else None
         now = time.time()
 
-        def entry(path: str, before: str | list[str] | None, after: str | list[str] | None,
-                  *, is_dir: bool = False) -> UndoEntry:  # fmt: skip
-            text_before = before if isinstance(before, str) else None
-            text_after = after if isinstance(after, str) else None
+        def entry(
+            path: str, before: list[str] | None, after: list[str] | None, *, is_dir: bool = False
+        ) -> UndoEntry:
             return UndoEntry(
                 id=uuid.uuid4().hex[:12],
                 timestamp=now,
                 file_path=path,
-                previous_content=split_keepends(before) if isinstance(before, str) else before,
-                new_content=split_keepends(after) if isinstance(after, str) else after,
+                previous_content=before,
+                new_content=after,
                 description=changeset.description,
                 group=group,
                 group_size=count if group is not None else None,
-                previous_hash=None if text_before is None else text_hash(text_before),
-                new_hash=None if text_after is None else text_hash(text_after),
+                previous_hash=None if before is None or is_dir else text_hash("".join(before)),
+                new_hash=None if after is None or is_dir else text_hash("".join(after)),
                 pending=os.getpid(),
                 is_dir=is_dir,
                 all_or_nothing=changeset.all_or_nothing,
             )
 
+        def lines(text: str | None) -> list[str] | None:
+            return None if text is None else split_keepends(text)
+
         return [
             *(entry(d, None, [], is_dir=True) for d in changeset.dirs_created),
-            *(entry(c.path, c.old_text, c.new_text) for c in changeset.files),
+            *(
+                entry(write.rel, lines(c.old_text), lines(c.new_text))
+                for c, write in zip(changeset.files, writes, strict=True)
+            ),
             *(entry(d, [], None, is_dir=True) for d in changeset.dirs_removed),
         ]
 
@@ -297,7 +303,7 @@ class EditEngine:
 
         store, session = self.ctx.store, self.ctx.session_id
         limit = self.ctx.config.undo.stack_size
-        entries = self._entries(changeset)
+        entries = self._entries(changeset, writes)
         ids = [entry.id for entry in entries]
         group = entries[0].group
         before = self._before(list(changeset.files))
