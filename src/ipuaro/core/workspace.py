@@ -31,7 +31,7 @@ from ipuaro.core.extending import ExtensionHost
 from ipuaro.core.indexing import IndexKeeper, IndexOperations
 from ipuaro.core.memory_ops import MemoryOperations
 from ipuaro.core.options import WorkspaceOptions
-from ipuaro.core.plan_flow import PlanFlow, PlanOutcome
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, PlanPorts
 from ipuaro.core.reports import (
     Evaluation,
     ModelSwitch,
@@ -74,8 +74,12 @@ class Workspace(IndexOperations, MemoryOperations, SessionOperations):
             lambda: self.ctx, lambda: self.config, self._emit, self.ask, self.project_name
         )
         self._extensions: ExtensionHost | None = None
-        self._plans = PlanFlow(self)
         self._tasks = TaskRunner(self._save_if_open, self._emit)
+        self.plan_ports = PlanPorts(
+            lambda: self.ctx, self._emit, self._tasks, self.propose_memory_patch
+        )
+        """What plan requests and plan apply use (``core.plan_flow``, ``core.plan_apply``)."""
+        self._plans = PlanFlow(self.plan_ports)
         self._requests = Requests(
             lambda: self.ctx, self._tasks, self._plans, lambda: self._extensions, self._planning
         )
@@ -253,7 +257,7 @@ class Workspace(IndexOperations, MemoryOperations, SessionOperations):
         Raises :class:`WorkspaceBusy` while another request runs."""
         from ipuaro.core.plan_apply import route_apply
 
-        applied = await route_apply(self, text)  # "ok" applies the stored plan, in plan mode too
+        applied = await route_apply(self.plan_ports, text)  # "ok" applies the stored plan
         if applied is not None:
             return applied
         return await self._requests.send(text)
@@ -370,7 +374,7 @@ class Workspace(IndexOperations, MemoryOperations, SessionOperations):
         from ipuaro.core.plan_apply import apply_plan
 
         return await self._tasks.run(
-            "apply", "/apply", lambda: apply_plan(self, record, note, default_commands)
+            "apply", "/apply", lambda: apply_plan(self.plan_ports, record, note, default_commands)
         )
 
     async def apply_command(self, args: tuple[str, ...]) -> Reply:

@@ -1,5 +1,7 @@
 """What the edit tools share: reading the file to change from disk (the bytes a write will
-replace) and turning an :class:`EditResult` into a tool outcome.
+replace), proposing the change as a :class:`~ipuaro.edits.changeset.Changeset` to the edit
+engine (the one write path, plan apply's too) and turning its :class:`EditResult` into a tool
+outcome.
 
 An existing secret file (``.env``, ``.npmrc``, keys) is read only with the user's allowance, as
 by ``get_lines``: an edit's "closest lines" hint and its diff would otherwise show the secret.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ipuaro.edits.changeset import Changeset
 from ipuaro.edits.engine import EditEngine
 from ipuaro.edits.text import TextRefused, decode_utf8
 from ipuaro.edits.transaction import read_current
@@ -85,7 +88,7 @@ def require_existing(ctx: ToolContext, disk: DiskFile) -> str:
 
 
 async def apply_change(ctx: ToolContext, change: FileChange, description: str) -> ToolOutcome:
-    result = await EditEngine(ctx).apply([change], description)
+    result = await EditEngine(ctx).commit(Changeset((change,), description))
     details = {
         "diff": result.diff,
         "files": [
