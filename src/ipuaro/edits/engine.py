@@ -24,6 +24,7 @@ from ipuaro.domain.edits import (
     ReadTracker,
     Reindex,
 )
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.diffs import changed_region, unified_diff
 from ipuaro.edits.text import TextRefused, decode_utf8, split_keepends, text_hash
 from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
@@ -75,7 +76,7 @@ class EditResult:
 NO_CONFIRM = "this change needs the user's confirmation and nobody can be asked in this run"
 
 
-class EditRefused(Exception):
+class EditRefused(IpuaroError):
     """A change breaks a rule (protected path, bad content); nothing was written."""
 
 
