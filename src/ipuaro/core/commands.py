@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ipuaro.core.replies import Reply, ReplyKind, ReplyTable
+from ipuaro.domain.errors import IpuaroError
 
 if TYPE_CHECKING:
     from ipuaro.core.ports import CommandHost
@@ -146,7 +147,7 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-class CommandError(ValueError):
+class CommandError(IpuaroError, ValueError):
     """What the user typed is not a command we can run; the message says what to type."""
 
 

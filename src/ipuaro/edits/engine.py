@@ -29,6 +29,7 @@ from ipuaro.domain.edits import (
     ReadTracker,
     Reindex,
 )
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.changeset import APPLYING_KEY, Changeset
 from ipuaro.edits.diffs import changed_region
 from ipuaro.edits.text import TextRefused, decode_utf8, split_keepends, text_hash
@@ -124,7 +125,7 @@ def _os_error(error: OSError) -> str:
 NO_CONFIRM = "this change needs the user's confirmation and nobody can be asked in this run"
 
 
-class EditRefused(Exception):
+class EditRefused(IpuaroError):
     """A change breaks a rule (protected path, bad content); nothing was written."""
 
 

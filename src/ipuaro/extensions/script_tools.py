@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from ipuaro.config.schema import Config, ScriptToolConfig
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.extensions.process import ProgramResult, run_program
 from ipuaro.security.sandbox import ProfileName, SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome, ToolRefused
@@ -38,7 +39,7 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class ScriptToolProblem(ValueError):
+class ScriptToolProblem(IpuaroError, ValueError):
     """A declaration that cannot become a tool; the message names the key and the fix."""
 
 

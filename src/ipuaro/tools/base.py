@@ -30,6 +30,7 @@ from ipuaro.domain.edits import (  # re-exported: the tools' own vocabulary
     ReadTracker,
     Reindex,
 )
+from ipuaro.domain.errors import IpuaroError
 
 __all__ = [
     "ArgsModel",
@@ -121,7 +122,7 @@ class ToolOutcome:
         return cls(False, error, error=error, refused=refused, details=details, diff=diff)
 
 
-class ToolError(Exception):
+class ToolError(IpuaroError):
     """Raised inside a tool for a wrong call; becomes a failed ToolOutcome with this message."""
 
 

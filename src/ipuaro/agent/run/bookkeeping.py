@@ -19,6 +19,7 @@ from ipuaro.agent.run.dispatch import CANCELLED, CallRecord
 from ipuaro.agent.run.stats import RequestStats
 from ipuaro.domain import ChatMessage, Session
 from ipuaro.domain.edits import ReadTracker
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.store.protocol import StoreError
 from ipuaro.tools.base import ToolContext
 
@@ -33,7 +34,7 @@ INTERRUPTED = "interrupted: the previous run ended before this call finished"
 Ask = Callable[[AgentError], Awaitable[ErrorChoice]]
 
 
-class Stop(Exception):
+class Stop(IpuaroError):
     """Ends the running request with ``reason``; the loop turns it into ``AgentEnd``."""
 
     def __init__(self, reason: EndReason, detail: str) -> None:

@@ -32,6 +32,7 @@ from ipuaro.agent.events import (
 )
 from ipuaro.domain import ToolCall, ToolResult
 from ipuaro.domain.edits import Conflict
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.tools.base import Tool, ToolContext, ToolOutcome
 
 NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
@@ -104,7 +105,7 @@ class Dispatched:
     """Why the batch stopped early (user interrupt, or abort chosen in an error dialog)."""
 
 
-class AbortRequested(Exception):
+class AbortRequested(IpuaroError):
     """The user chose abort in an error dialog."""
 
 
@@ -317,7 +318,7 @@ def _error_text(outcome: ToolOutcome) -> str:
     return text if text.lower().startswith(("error", "refused")) else f"Error: {text}"
 
 
-class _Cancelled(Exception):
+class _Cancelled(IpuaroError):
     pass
 
 

@@ -53,6 +53,7 @@ from ipuaro.agent.run.turn import TurnResult, stream_turn
 from ipuaro.agent.run.verify import AfterEditChecks
 from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ModelClient, ToolSpec
 from ipuaro.llm.runaway import cut_advice
@@ -71,7 +72,7 @@ KEEP_ON_DEMAND = 2
 """``/compact`` keeps this many recent messages verbatim (the last exchange)."""
 
 
-class AgentBusy(RuntimeError):
+class AgentBusy(IpuaroError, RuntimeError):
     """``send`` while a request runs: use ``steer`` or ``follow_up`` instead."""
 
 
