@@ -82,7 +82,7 @@ def attach(workspace: Workspace, ctx: AppContext) -> None:
         workspace._unsubscribe_agent()
     workspace._ctx = ctx
     workspace._unsubscribe_agent = ctx.agent.subscribe(workspace._emit)
-    ctx.tool_ctx.remember = workspace.propose_memory_patch  # `remember` asks through it
+    ctx.provide(remember=workspace.propose_memory_patch)  # `remember` asks through it
     if ctx.mcp is not None:
         ctx.mcp.notify = lambda message: workspace._emit(ExtensionWarning(message, "mcp"))
     if workspace._plan_mode:

@@ -282,8 +282,8 @@ class Workspace:
         """Interrupt the running request (it ends with ``aborted``) or ``!command``."""
         self._plans.abort()
         self.ctx.agent.abort()
-        if self._tasks.running is not None and self.ctx.tool_ctx.cancel is not None:
-            self.ctx.tool_ctx.cancel.set()  # a ``!command`` runs on the tools' cancel event
+        if self._tasks.running is not None:
+            self.ctx.cancel_user_call()  # a ``!command`` runs on a cancel event of its own
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
         """End the running request before its next model call with ``reason``."""
@@ -312,11 +312,12 @@ class Workspace:
 
     @property
     def auto_apply(self) -> bool:
-        return self.ctx.tool_ctx.auto_apply
+        return self.ctx.grants.auto_apply
 
     def set_auto_apply(self, on: bool) -> None:
-        """Edits applied without asking (undo still works)."""
-        self.ctx.tool_ctx.auto_apply = on
+        """Edits applied without asking (undo still works); kept for later sessions, and
+        off also drops an edit answered "always" (``security.grants``)."""
+        self.ctx.grants.set_auto_apply(on)
         self._emit(ModeChanged(on, self._plan_mode))
 
     @property

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.files import FileAST
     from ipuaro.edits.aftercheck import EditCheck
+    from ipuaro.security.grants import Grants
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
 
@@ -40,12 +41,20 @@ if TYPE_CHECKING:
 class EditContext(Protocol):
     """What the engine needs of its caller (the tools' ``ToolContext`` is one)."""
 
-    config: Config
-    store: Store
-    paths: PathPolicy
-    session_id: str
-    auto_apply: bool
-    reads: ReadTracker
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def paths(self) -> PathPolicy: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def reads(self) -> ReadTracker: ...
+    @property
+    def grants(self) -> Grants:
+        """``auto_apply`` (edits apply unasked) and where an "always" answer is recorded."""
+        ...
 
     @property
     def reindex(self) -> Reindex: ...
@@ -115,7 +124,7 @@ class EditEngine:
         diff = "".join(unified_diff(c.path, c.old_text, c.new_text) for c in changes)
         if not any(c.old_text != c.new_text for c in changes):
             return EditResult(False, "the edit changes nothing; the file already reads that way")
-        if confirm and not self.ctx.auto_apply:
+        if confirm and not self.ctx.grants.auto_apply:
             if self.ctx.confirm is None:
                 return EditResult(False, NO_CONFIRM, changes, diff, refused=True)
             decision = await self._ask(changes, description, diff)
@@ -124,6 +133,8 @@ class EditEngine:
                 return EditResult(
                     False, "the user rejected this change", changes, diff, refused=True
                 )
+            if decision.choice == "always":  # this and the session's later edits, unasked
+                self.ctx.grants.grant_edits()
             if decision.edited:
                 try:
                     changes, writes = self._with_user_text(changes, decision.edited)
