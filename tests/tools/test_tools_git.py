@@ -53,14 +53,14 @@ async def test_git_commit_files_and_refusals(project: Project) -> None:
 
 
 async def test_git_commit_needs_confirmation_when_not_auto(project: Project) -> None:
-    project.ctx.auto_apply = False
+    project.ctx.grants.set_auto_apply(False)
     asked: list[ConfirmRequest] = []
 
     async def reject(request: ConfirmRequest) -> str:
         asked.append(request)
         return "reject"
 
-    project.ctx.confirm = reject  # type: ignore[assignment]
+    project.ctx = project.ctx.replace(confirm=reject)  # type: ignore[assignment]
     (project.root / "README.md").write_text("updated\n")
     result = await project.call("git_commit", message="m", files=["README.md"])
     assert not result.success and result.details and result.details["refused"]

@@ -13,7 +13,6 @@ argument.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from ipuaro.core.replies import Reply
@@ -56,8 +55,8 @@ async def _run(workspace: CommandHost, command: str) -> Reply:
     from ipuaro.agent.context.history import user_message
 
     ctx = workspace.ctx
-    ctx.tool_ctx.cancel = asyncio.Event()  # the last request's (maybe set) is not this one's
-    outcome = await ctx.registry.call_outcome("run_command", {"command": command}, ctx.tool_ctx)
+    call = ctx.user_call("run_command")  # its own cancel event: Workspace.abort sets it
+    outcome = await ctx.registry.call_outcome("run_command", {"command": command}, call)
     if outcome.refused:
         return Reply(f"!{command}: {outcome.refusal}", "error")
     output = outcome.content if outcome.success else (outcome.error or outcome.content)

@@ -81,7 +81,7 @@ def connect(
 
     if isinstance(ctx.agent.compactor, TaskCompactor):
         ctx.agent.compactor.tasks = tasks
-    ctx.tool_ctx.remember = remember  # `remember` asks through it
+    ctx.provide(remember=remember)  # `remember` asks through it
     if ctx.mcp is not None:
         ctx.mcp.notify = lambda message: emit(ExtensionWarning(message, "mcp"))
     return ctx.agent.subscribe(emit)

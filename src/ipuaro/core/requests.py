@@ -78,5 +78,5 @@ class Requests:
         ctx = self._services()
         self._plans.abort()
         ctx.agent.abort()
-        if self._tasks.running is not None and ctx.tool_ctx.cancel is not None:
-            ctx.tool_ctx.cancel.set()  # a ``!command`` runs on the tools' cancel event
+        if self._tasks.running is not None:
+            ctx.cancel_user_call()  # a ``!command`` runs on a cancel event of its own

@@ -1,4 +1,5 @@
-"""``/status``: the store, the model, the context, the index and the session in rows."""
+"""``/status``: the store, the model, the context, the index, the session and what the user
+granted for it ("always" answers, :mod:`ipuaro.security.grants`) in rows."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.tasks import TaskRunner
     from ipuaro.core.wiring import AppContext
+    from ipuaro.security.grants import GrantsView
 
 
 def percent(used: int, limit: int) -> int:
@@ -28,6 +30,7 @@ def status_rows(
     used, limit = ctx.agent.context_usage
     session = ctx.session
     stats = session.stats
+    grants = ctx.grants.view()
     last = ctx.store.get_config("last_indexed")
     indexed = (
         time.strftime("%Y-%m-%d %H:%M", time.localtime(float(last)))
@@ -51,7 +54,14 @@ def status_rows(
             f"{plural(stats.total_tokens, 'token')} · {plural(stats.tool_calls, 'tool call')}"
             f" · {stats.edits_applied} edits applied, {stats.edits_rejected} rejected",
         ),
-        ("auto-apply", "on" if ctx.tool_ctx.auto_apply else "off"),
+        ("auto-apply", _auto_apply(grants)),
         ("plan mode", "on" if plan_mode else "off"),
         ("task", tasks.describe()),
+        ("granted", "; ".join(grants.lines()) or 'nothing yet (answers of "always" show here)'),
     ]
+
+
+def _auto_apply(grants: GrantsView) -> str:
+    if grants.auto_apply_always:
+        return "on (an edit answered always, this session)"
+    return "on" if grants.auto_apply else "off"

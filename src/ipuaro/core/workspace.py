@@ -309,11 +309,12 @@ class Workspace(IndexOperations, MemoryOperations, SessionOperations):
 
     @property
     def auto_apply(self) -> bool:
-        return self.ctx.tool_ctx.auto_apply
+        return self.ctx.grants.auto_apply
 
     def set_auto_apply(self, on: bool) -> None:
-        """Edits applied without asking (undo still works)."""
-        self.ctx.tool_ctx.auto_apply = on
+        """Edits applied without asking (undo still works); kept for later sessions, and
+        off also drops an edit answered "always" (``security.grants``)."""
+        self.ctx.grants.set_auto_apply(on)
         self._emit(ModeChanged(on, self._plan_mode))
 
     @property

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.files import FileAST
     from ipuaro.edits.aftercheck import EditCheck
+    from ipuaro.security.grants import Grants
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
 
@@ -51,12 +52,20 @@ EditStatus = Literal[
 class EditContext(Protocol):
     """What the engine needs of its caller (the tools' ``ToolContext`` is one)."""
 
-    config: Config
-    store: Store
-    paths: PathPolicy
-    session_id: str
-    auto_apply: bool
-    reads: ReadTracker
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def paths(self) -> PathPolicy: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def reads(self) -> ReadTracker: ...
+    @property
+    def grants(self) -> Grants:
+        """``auto_apply`` (edits apply unasked) and where an "always" answer is recorded."""
+        ...
 
     @property
     def reindex(self) -> Reindex: ...
@@ -170,9 +179,9 @@ class EditEngine:
             )
         if changeset.empty:
             return _result("unchanged", "the edit changes nothing; the file already reads that way")
-        # The one place auto-apply is read: the caller's flag (a session grant plugs in here).
+        # The one place auto-apply is read: the caller's flag (the session's grants).
         rejected: tuple[str, ...] = ()
-        if confirm and not self.ctx.auto_apply:
+        if confirm and not self.ctx.grants.auto_apply:
             asked = await self._confirmed(changeset, diff)
             if isinstance(asked, EditResult):
                 return asked
@@ -228,6 +237,8 @@ class EditEngine:
         if decision.choice == "reject" or (decision.rejected and not changeset.per_file):
             # An edit's files go together: turning some down turns the edit down.
             return _result("rejected", "the user rejected this change", changeset, diff)
+        if decision.choice == "always":  # this and the session's later edits, unasked
+            self.ctx.grants.grant_edits()
         rejected = tuple(sorted(set(decision.rejected) & set(changeset.paths)))
         changeset = changeset.without(frozenset(rejected))
         if rejected and changeset.empty:

@@ -154,7 +154,7 @@ class ScriptTool:
         arguments: dict[str, Any] = args.model_dump() if isinstance(args, BaseModel) else {}
         argv = self.argv_for(arguments)
         command = shlex.join(argv)
-        decision = ctx.commands.decide(command)
+        decision = ctx.commands.decide(command, granted=ctx.grants.commands)
         if decision.verdict == "deny":
             raise ToolRefused(f"command refused by policy: {decision.reason}")
         if not self.cwd.is_dir():

@@ -6,7 +6,7 @@ outcome.
 An existing secret file (``.env``, ``.npmrc``, keys) is read only with the user's allowance, as
 by ``get_lines``: an edit's "closest lines" hint and its diff would otherwise show the secret.
 :func:`read_disk_allowed` asks the user; the synchronous :func:`read_disk` refuses when the
-allowance was not given yet (``ctx.allowed_secrets``) and says how to get it.
+allowance was not given yet (``ctx.grants``) and says how to get it.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def read_disk(
     data = read_current(target)
     if data is None:
         return DiskFile(rel, None, None)
-    if ctx.paths.is_secret(rel) and rel not in ctx.allowed_secrets and not secret_allowed:
+    if ctx.paths.is_secret(rel) and not ctx.grants.allows_secret(rel) and not secret_allowed:
         raise ToolRefused(
             f"{rel} is a secret file (keys, .env); editing it shows its content, which needs "
             "the user's allowance first. Ask the user to allow reading it (get_lines on it asks)."
