@@ -41,8 +41,8 @@ def answer(env: EditEnv, decision: ConfirmDecision) -> list[ConfirmRequest]:
         asked.append(request)
         return decision
 
-    env.ctx.auto_apply = False
-    env.ctx.confirm = confirm
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=confirm)
     return asked
 
 
