@@ -106,7 +106,7 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         by_path[ref.path].append(ref)
     files = store.get_files(by_path)
     asts = store.get_asts(by_path)
-    ancestry = Ancestry(store, target.containers)
+    ancestry = Ancestry(store, target.containers, name)
     exports: dict[str, set[str]] = defaultdict(set)
     judged: list[JudgedReference] = []
     for path, group in by_path.items():
@@ -274,7 +274,7 @@ class _FileJudge(PythonScopes, JsScopes):
         if receiver is not None and self.target.containers:
             type_name = self.receivers.type_of(receiver)
             if type_name is not None:
-                return self.ancestry.verdict(type_name)
+                return self.ancestry.verdict(type_name, self.language == "python")
             if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
                 return "drop"  # no object of a declaring class is within two imports of here
         return "name-only"
@@ -345,7 +345,7 @@ class _FileJudge(PythonScopes, JsScopes):
             if interface in self.target.containers or interface in self.ancestry.above_containers():
                 return "exact"
             return "drop"
-        return self.ancestry.verdict(self._text(named))
+        return self.ancestry.verdict(self._text(named), self.language == "python")
 
     def _python(self, node: Node) -> _Verdict:
         parent = node.parent

@@ -1,0 +1,101 @@
+"""The reference judge on Python receivers the file shows to be built-in objects: a member
+the standard library's class declares (``dict.get``) is not the project's method so named
+(requests: ``kwargs.get``, ``CaseInsensitiveDict().get`` against ``Session.get``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ipuaro.index.builtin_types import builtin_members
+from ipuaro.index.references import judge_references
+from ipuaro.store.sqlite import SqliteStore
+
+from .conftest import make_indexer, write
+
+SESSIONS_PY = """from collections.abc import MutableMapping
+
+
+class Session:
+    def get(self, url):
+        return url
+
+    def send(self, request):
+        return request
+
+
+class CaseInsensitiveDict(MutableMapping):
+    pass
+
+
+class Jar(dict):
+    def get(self, name, default=None):
+        return default
+"""
+
+USES_PY = """from typing import Optional
+
+from .sessions import CaseInsensitiveDict, Jar, Session
+
+
+def handle(r, headers: dict[str, str], maybe: Optional[Session], plain: Session | None, **kwargs):
+    found = kwargs.get("timeout")
+    table = {}
+    table.get("a")
+    listed = dict(a=1)
+    listed.get("b")
+    cid = CaseInsensitiveDict()
+    cid.get("spam")
+    jar = Jar()
+    jar.get("c")
+    headers.get("d")
+    maybe.get("e")
+    plain.get("f")
+    r.get("g")
+    text = "x"
+    text.send
+    kwargs.send
+    return found, Session().get("h")
+
+
+class Adapter:
+    def __init__(self):
+        self.pool = {}
+
+    def use(self):
+        return self.pool.get("i")
+"""
+
+
+def _lines(store: SqliteStore, name: str) -> dict[int, str]:
+    refs = store.find_references(name, "pkg/uses.py")
+    return {j.reference.line: j.confidence for j in judge_references(store, name, refs)}
+
+
+def test_members_of_built_in_receivers_are_the_standard_librarys(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    root = tmp_path / "project"
+    write(root, "pkg/__init__.py", "")
+    write(root, "pkg/sessions.py", SESSIONS_PY)
+    write(root, "pkg/uses.py", USES_PY)
+    make_indexer(root, store).index(workers=1)
+    assert _lines(store, "get") == {
+        # 7 kwargs.get, 9 {}.get, 11 dict().get, 13 a MutableMapping's get, 16 dict[…]'s get,
+        # 32 self.pool = {}: the standard library's `get`, left out
+        15: "exact",  # Jar overrides dict.get
+        17: "exact",  # Optional[Session]
+        18: "exact",  # Session | None
+        19: "name-only",  # r: unknown
+        23: "exact",  # Session().get
+    }
+    # str and dict declare no `send`: such a receiver is no Session either
+    assert _lines(store, "send") == {}
+
+
+def test_built_in_members_come_from_the_running_interpreter() -> None:
+    assert builtin_members("dict") is not None and "get" in (builtin_members("dict") or ())
+    assert "get" in (builtin_members("Mapping") or ())
+    assert "appendleft" in (builtin_members("deque") or ())
+    assert "get" not in (builtin_members("List") or ())
+    assert builtin_members("Session") is None  # not the standard library's
+    assert builtin_members("Any") is None
