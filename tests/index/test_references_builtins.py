@@ -99,3 +99,29 @@ def test_built_in_members_come_from_the_running_interpreter() -> None:
     assert "get" not in (builtin_members("List") or ())
     assert builtin_members("Session") is None  # not the standard library's
     assert builtin_members("Any") is None
+
+
+def test_a_name_bound_to_a_module_is_not_the_function_so_named(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    """attrs: ``import attrs`` and ``attrs.define`` are the package, not ``attr.attrs``."""
+    root = tmp_path / "project"
+    write(root, "src/attr/__init__.py", "from ._make import attrs\n")
+    write(root, "src/attr/_make.py", "def attrs(cls):\n    return cls\n")
+    write(root, "src/attrs/__init__.py", "from attr import attrs as define\n")
+    write(
+        root,
+        "bench/use.py",
+        "import attr\nimport attrs\n\n\n@attrs.define\nclass A:\n    pass\n\n\n"
+        "@attr.attrs\nclass B:\n    pass\n",
+    )
+    make_indexer(root, store).index(workers=1)
+    refs = store.find_references("attrs")
+    judged = {
+        (j.reference.path, j.reference.line)
+        for j in judge_references(store, "attrs", refs)
+        if j.reference.name == "attrs"
+    }
+    assert ("bench/use.py", 10) in judged  # attr.attrs: the function
+    assert ("bench/use.py", 2) not in judged and ("bench/use.py", 5) not in judged
+    assert ("src/attr/_make.py", 1) in judged and ("src/attr/__init__.py", 1) in judged

@@ -13,7 +13,9 @@ Dropped (they name something else):
   object the module exports);
 - in Python, a name the file binds only by importing it from the standard library or another
   package (``from urllib3.util import Timeout as T``), and what is reached through such a name
-  (``os.environ.get``, ``pytest.main``).
+  (``os.environ.get``, ``pytest.main``); a name the file binds to a module (``import attrs``
+  is the package, not the function ``attrs``); a member the standard library's class declares
+  on a receiver the file shows to be one (``kwargs.get``, ``{}.get``: ``builtin_types``).
 
 Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
 defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
@@ -355,6 +357,8 @@ class _FileJudge(PythonScopes, JsScopes):
             return self._member(parent.child_by_field_name("object"))
         if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
             return "name-only" if self.target.member else "drop"
+        if self.target.name in self.namespaces and self.path not in self.target.module_level:
+            return "drop"  # `import attrs`: here the name is the package, not the function
         if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
             if self._foreign_import(node):
                 return "drop"  # `from urllib3.util import Timeout [as T]`: urllib3's Timeout
