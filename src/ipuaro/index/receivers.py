@@ -26,6 +26,7 @@ from typing import Final, Literal
 from tree_sitter import Node
 
 from ipuaro.index.builtin_types import builtin_members, literal_type, splat_type
+from ipuaro.index.tags_bases import RECORDS_BASES, tree_bases
 from ipuaro.store.protocol import Store
 
 Verdict = Literal["exact", "name-only", "drop"]
@@ -176,6 +177,12 @@ class Ancestry:
             ast = asts.get(definition.path)
             if ast is None:
                 return None
+            if ast.language not in RECORDS_BASES:
+                from_tree = self._tree_bases(ast.language or "", definition.path, definition.line)
+                if from_tree is None:
+                    return None  # Go, Rust…: what the type inherits is not known
+                bases += (bare for parent in from_tree if (bare := bare_type(parent)))
+                continue
             found = [c for c in ast.classes if c.name == name and c.line_start == definition.line]
             if not found:
                 return None
@@ -183,6 +190,10 @@ class Ancestry:
                 parents = ([cls.extends] if cls.extends else []) + list(cls.implements)
                 bases += (bare for parent in parents if (bare := bare_type(parent)))
         return bases
+
+    def _tree_bases(self, language: str, path: str, line: int) -> list[str] | None:
+        data = self.store.get_files([path]).get(path)
+        return tree_bases(language, path, "\n".join(data.lines), line) if data else None
 
 
 def bare_type(text: str) -> str:

@@ -35,6 +35,7 @@ from typing import Final, Literal
 import tree_sitter
 from tree_sitter import Node
 
+from ipuaro.domain.files import ImportInfo
 from ipuaro.domain.indexes import Reference, SymbolDef
 from ipuaro.index.js_scopes import JS_DECLARATIONS, JsScopes
 from ipuaro.index.python_scopes import (
@@ -45,13 +46,14 @@ from ipuaro.index.python_scopes import (
 )
 from ipuaro.index.receivers import Ancestry, Receivers
 from ipuaro.index.reexports import exported_uses
+from ipuaro.index.static_scopes import STATIC_LANGUAGES, StaticScopes
 from ipuaro.store.protocol import Store
 
 Confidence = Literal["exact", "name-only"]
 _Verdict = Literal["exact", "name-only", "drop"]
 
 JS_LANGUAGES: Final = frozenset({"typescript", "tsx", "javascript", "jsx"})
-_JUDGED: Final = JS_LANGUAGES | {"python"}
+_JUDGED: Final = JS_LANGUAGES | {"python"} | STATIC_LANGUAGES
 
 _JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
 _JS_MEMBER_DECLARATIONS: Final = frozenset(
@@ -96,6 +98,8 @@ class _Target:
     """Some definition is a class member (methods, fields): ``x.name`` may mean it."""
     containers: set[str]
     """Classes declaring a member so named."""
+    kinds: set[str]
+    """What the definitions are (``function``, ``method``, ``class``…)."""
 
 
 def judge_references(store: Store, name: str, refs: list[Reference]) -> list[JudgedReference]:
@@ -128,6 +132,7 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
             store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
         judge.foreign = foreign
+        judge.imports = list(ast.imports) if ast is not None else []
         judge.foreign_modules = foreign_modules(ast) if python and ast is not None else frozenset()
         judged += judge.judge(group)
         for alias in judge.export_aliases:
@@ -149,6 +154,7 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
         module_level={d.path for d in definitions if d.container is None},
         member=any(d.container is not None for d in definitions) or not definitions,
         containers={d.container for d in definitions if d.container is not None},
+        kinds={d.kind for d in definitions},
     )
 
 
@@ -165,7 +171,7 @@ def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
 
-class _FileJudge(PythonScopes, JsScopes):
+class _FileJudge(PythonScopes, JsScopes, StaticScopes):
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
@@ -205,6 +211,20 @@ class _FileJudge(PythonScopes, JsScopes):
         """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
         """Names each scope node binds, by (start, end, kind): computed once per scope."""
+        self.imports: list[ImportInfo] = []
+        self.target_kinds = target.kinds
+
+    def _target_name(self) -> str:
+        return self.target.name
+
+    def _module_level(self) -> set[str]:
+        return self.target.module_level
+
+    def _containers(self) -> set[str]:
+        return self.target.containers
+
+    def _is_member(self) -> bool:
+        return self.target.member
 
     def judge(self, refs: list[Reference]) -> list[JudgedReference]:
         result: list[JudgedReference] = []
@@ -242,6 +262,8 @@ class _FileJudge(PythonScopes, JsScopes):
             return "exact"
         if self.language == "python":
             return self._python(node)
+        if self.language in STATIC_LANGUAGES:
+            return self._static(node, self.language)
         return self._javascript(node)
 
     def _settled(self) -> _Verdict:
@@ -397,6 +419,8 @@ class _FileJudge(PythonScopes, JsScopes):
         ``node``, or None when only the module (or nothing) binds it."""
         if self.language == "python":
             return self._python_local(node, name)
+        if self.language in STATIC_LANGUAGES:
+            return self._static_local(node, name, self.language)
         type_name = node.type == "type_identifier"
         ancestor = node.parent
         while ancestor is not None:
