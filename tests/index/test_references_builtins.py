@@ -27,7 +27,7 @@ class CaseInsensitiveDict(MutableMapping):
     pass
 
 
-class Jar(dict):
+class Jar:
     def get(self, name, default=None):
         return default
 """
@@ -99,6 +99,21 @@ def test_built_in_members_come_from_the_running_interpreter() -> None:
     assert "get" not in (builtin_members("List") or ())
     assert builtin_members("Session") is None  # not the standard library's
     assert builtin_members("Any") is None
+
+
+def test_a_class_overriding_the_library_member_keeps_its_uses(
+    tmp_path: Path, store: SqliteStore
+) -> None:
+    """requests' ``LookupDict(dict).get`` overrides ``dict.get``: a ``dict``'s ``get`` may be
+    it (jedi and the language servers count the base member's uses as the override's)."""
+    root = tmp_path / "project"
+    write(root, "pkg/__init__.py", "")
+    write(root, "pkg/sessions.py", SESSIONS_PY.replace("class Jar:", "class Jar(dict):"))
+    write(root, "pkg/uses.py", USES_PY)
+    make_indexer(root, store).index(workers=1)
+    lines = _lines(store, "get")
+    assert lines[7] == "name-only" and lines[9] == "name-only"  # kwargs.get, {}.get
+    assert lines[15] == "exact"  # jar.get
 
 
 def test_a_name_bound_to_a_module_is_not_the_function_so_named(

@@ -142,7 +142,10 @@ class Ancestry:
                     if members is None:
                         return "name-only"  # a type the index cannot see (a library's, a `T`)
                     if self.member in members:
-                        return "drop"  # `dict.get`: the standard library's member
+                        # `dict.get`: the standard library's member, unless a declaring class
+                        # overrides such a member (`class LookupDict(dict)`): then the library's
+                        # uses are its uses too, as the language servers and jedi count them
+                        return "name-only" if self._overrides_library() else "drop"
                     continue  # declares no such member; its own bases are the library's too
                 if "class" not in kinds:
                     # an interface or type alias: its own members are not indexed symbols, so
@@ -158,6 +161,9 @@ class Ancestry:
                 return "drop"  # every ancestor is indexed and none declares the member
             frontier = following
         return "name-only"
+
+    def _overrides_library(self) -> bool:
+        return any(self.member in (builtin_members(name) or ()) for name in self.above_containers())
 
     def _kinds(self, name: str) -> set[str]:
         known = self._kind_cache.get(name)
