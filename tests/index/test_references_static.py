@@ -80,6 +80,16 @@ pub fn caller(x: i32) -> i32 {
 """
 RUST_UTIL = "pub fn run() -> i32 {\n    1\n}\n"
 RUST_OTHER = "pub fn other() -> i32 {\n    run()\n}\n"
+RUST_MACRO = """use crate::util;
+
+macro_rules! twice {
+    ($b:expr) => { $b.run() + $b.run() };
+}
+
+pub fn m() -> i32 {
+    util::run()
+}
+"""
 
 JAVA_A = """package com.example;
 
@@ -166,14 +176,14 @@ def test_rust_scopes_use_paths_and_methods(tmp_path: Path, store: SqliteStore) -
     write(root, "src/lib.rs", RUST_LIB)
     write(root, "src/util.rs", RUST_UTIL)
     write(root, "src/other.rs", RUST_OTHER)
+    write(root, "src/mac.rs", RUST_MACRO)
     make_indexer(root, store).index(workers=1)
     assert _kept(store, "run", "src/lib.rs") == {
         1: {"exact"},  # use crate::util::run
         2: {"exact"},  # use crate::util::run as go
         # 3: std's spawn, under another name; 6 and 20: a struct field
         10: {"exact"},  # the method's definition
-        # 11: self.run, the field (no call): kept as a member access of Boxed's impl
-        11: {"exact"},
+        # 11: self.run with no call is the field (fields and methods are apart in Rust)
         # 16-18: the closure's parameter and the `if let` binding
         21: {"name-only", "exact"},  # b.run() (receiver not typed), crate::util::run()
         # 23: the local `let run = 2`
@@ -186,6 +196,8 @@ def test_rust_scopes_use_paths_and_methods(tmp_path: Path, store: SqliteStore) -
     assert (21, "go") in lib  # the alias's use, followed
     # other.rs neither defines, imports nor glob-imports `run`: not the function
     assert _kept(store, "run", "src/other.rs") == {}
+    # a macro's body is tokens: kept; `util::run` through `use crate::util`: the function
+    assert _kept(store, "run", "src/mac.rs") == {4: {"name-only"}, 8: {"exact"}}
 
 
 def test_java_scopes_receivers_and_the_method_namespace(tmp_path: Path, store: SqliteStore) -> None:

@@ -223,6 +223,9 @@ class _FileJudge(PythonScopes, JsScopes, StaticScopes):
     def _containers(self) -> set[str]:
         return self.target.containers
 
+    def _defining_files(self) -> set[str]:
+        return {path for path, _ in self.target.definitions}
+
     def _is_member(self) -> bool:
         return self.target.member
 

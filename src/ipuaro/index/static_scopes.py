@@ -100,6 +100,9 @@ class StaticScopes(ABC):
     def _containers(self) -> set[str]: ...
 
     @abstractmethod
+    def _defining_files(self) -> set[str]: ...
+
+    @abstractmethod
     def _is_member(self) -> bool: ...
 
     # --- shared ------------------------------------------------------------------------------
@@ -236,6 +239,9 @@ class StaticScopes(ABC):
         parent = node.parent
         if parent is None:
             return "name-only"
+        if _ancestor(node, "token_tree") is not None:
+            # a macro's arguments or body: tokens, not a tree the scopes can be read from
+            return "exact" if self.bound_here or self.path in self._module_level() else "name-only"
         use = _ancestor(node, "use_declaration")
         if use is not None:
             return self._rust_use(node, use)
@@ -243,6 +249,13 @@ class StaticScopes(ABC):
             if parent.type == "field_expression":
                 if not self._is_member():
                     return "drop"  # `x.run`: a field or method, and the symbol is neither
+                called = parent.parent
+                if self._callable_only() and (
+                    called is None
+                    or called.type != "call_expression"
+                    or called.child_by_field_name("function") != parent
+                ):
+                    return "drop"  # `self.octal` with no call: a field (its own namespace)
                 value = parent.child_by_field_name("value")
                 if value is not None and value.type == "self":
                     impl = _ancestor(parent, "impl_item")
@@ -305,9 +318,13 @@ class StaticScopes(ABC):
         if owner in self._containers():
             return "exact"
         if self.ancestry.is_class(owner):
-            return "drop" if self._module_level() == set() else "name-only"
+            return "drop"  # `GroupKind::CaptureName`, `Flags::default()`: the type's own item
         if root in ("crate", "self", "super") and self._module_level():
             return "exact"
+        if self._module_level() and any(
+            info.type == "internal" and info.name == root for info in self.imports
+        ):
+            return "exact"  # `ast::Name` through `use crate::ast;`
         return "name-only"
 
     def _rust_scope(self, scope: Node) -> set[str]:
@@ -371,8 +388,8 @@ class StaticScopes(ABC):
             return "drop"
         if self._foreign():
             return "drop"  # `import java.util.List`: the JDK's List here
-        if self.bound_here or self._same_directory():
-            return "exact"
+        if self.bound_here or self._same_directory() or self.path in self._defining_files():
+            return "exact"  # a nested class used in its own file counts too
         return "name-only"
 
     def _java_import(self, node: Node, declaration: Node) -> Verdict:
