@@ -264,7 +264,9 @@ class StaticScopes(ABC):
                         return "exact"
                 return "name-only"
             return "drop"  # a struct field's declaration or initializer
-        if parent.type == "scoped_identifier":
+        if parent.type == "enum_variant" and parent.child_by_field_name("name") == node:
+            return "drop"  # a variant's declaration: an item of the enum's own
+        if parent.type in ("scoped_identifier", "scoped_type_identifier"):
             if parent.child_by_field_name("name") == node:
                 return self._rust_path(parent.child_by_field_name("path"))
             if self._callable_only():
