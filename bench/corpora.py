@@ -1,6 +1,7 @@
 """Where the pinned benchmark corpora live, named one way for every bench: ``$IPUARO_CORPORA``,
 else ``~/.cache/ipuaro-corpora`` (outside any repository), filled by ``scripts/fetch-corpora``
-(rxjs, requests, three, django, attrs), ``bench/fetch-ts-corpora.sh`` and ``bench/fetch-lang-corpora.sh``.
+(rxjs, requests, three, django, attrs), ``bench/fetch-ts-corpora.sh`` and
+``bench/fetch-lang-corpora.sh``.
 
 Benches run as scripts (``python bench/NAME.py``), so this folder is on ``sys.path`` and they
 ``from corpora import …``."""

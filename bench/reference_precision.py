@@ -12,8 +12,9 @@ list (``exact`` + ``name-only``) and its ``exact`` part. The truth for a name is
 the references of each of its definitions (up to 20): the TypeScript language service's
 ``findReferences`` (``typescript`` from npm, ``bench/ts_references_truth.cjs``) or ``jedi``'s
 ``get_references`` for Python, joined by the listed lines from which jedi's ``goto`` reaches a
-definition (its reference search misses some uses its inference places). Lines are the unit: precision = listed lines that are in the
-truth / listed lines; recall = truth lines listed / truth lines.
+definition (its reference search misses some uses its inference places); jedi sees a ``src/``
+layout's package as importable (``jedi_project``). Lines are the unit: precision = listed lines
+that are in the truth / listed lines; recall = truth lines listed / truth lines.
 """
 
 from __future__ import annotations

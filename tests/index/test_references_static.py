@@ -200,6 +200,31 @@ def test_rust_scopes_use_paths_and_methods(tmp_path: Path, store: SqliteStore) -
     assert _kept(store, "run", "src/mac.rs") == {4: {"name-only"}, 8: {"exact"}}
 
 
+RUST_KINDS = """pub struct Name {
+    pub x: i32,
+}
+
+pub enum Kind {
+    Name { x: i32 },
+    Other(Name),
+}
+
+pub fn make() -> Kind {
+    let _a = Kind::Name { x: 1 };
+    Kind::Other(Name { x: 2 })
+}
+"""
+
+
+def test_rust_enum_variants_are_not_the_struct_so_named(tmp_path: Path, store: SqliteStore) -> None:
+    root = tmp_path / "rs"
+    write(root, "Cargo.toml", '[package]\nname = "rs"\n')
+    write(root, "src/lib.rs", RUST_KINDS)
+    make_indexer(root, store).index(workers=1)
+    # 6: the variant's declaration; 11: `Kind::Name { … }`, the variant
+    assert _kept(store, "Name", "src/lib.rs") == {1: {"exact"}, 7: {"exact"}, 12: {"exact"}}
+
+
 def test_java_scopes_receivers_and_the_method_namespace(tmp_path: Path, store: SqliteStore) -> None:
     root = tmp_path / "java"
     write(root, "com/example/A.java", JAVA_A)
