@@ -17,6 +17,9 @@ Dropped (they name something else):
   is the package, not the function ``attrs``); a member the standard library's class declares
   on a receiver the file shows to be one (``kwargs.get``, ``{}.get``: ``builtin_types``).
 
+Go, Rust and Java are judged by ``static_scopes`` (block scopes, ``pkg.Name`` through the
+file's imports, ``use`` paths, Java's method namespace and receivers).
+
 Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
 defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
 cannot settle (a global never declared in the file, ``obj.name`` when a class has a member
