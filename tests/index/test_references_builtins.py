@@ -130,6 +130,7 @@ def test_a_name_bound_to_a_module_is_not_the_function_so_named(
         "import attr\nimport attrs\n\n\n@attrs.define\nclass A:\n    pass\n\n\n"
         "@attr.attrs\nclass B:\n    pass\n",
     )
+    write(root, "bench/other.py", "from attrs import define\n\n\n@define\nclass C:\n    pass\n")
     make_indexer(root, store).index(workers=1)
     refs = store.find_references("attrs")
     judged = {
@@ -139,4 +140,5 @@ def test_a_name_bound_to_a_module_is_not_the_function_so_named(
     }
     assert ("bench/use.py", 10) in judged  # attr.attrs: the function
     assert ("bench/use.py", 2) not in judged and ("bench/use.py", 5) not in judged
+    assert ("bench/other.py", 1) not in judged  # `from attrs import …`: the package
     assert ("src/attr/_make.py", 1) in judged and ("src/attr/__init__.py", 1) in judged

@@ -388,6 +388,8 @@ class _FileJudge(PythonScopes, JsScopes, StaticScopes):
         if self.target.name in self.namespaces and self.path not in self.target.module_level:
             return "drop"  # `import attrs`: here the name is the package, not the function
         if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
+            if self._imported_from(node):
+                return "drop"  # `from attrs import x`: the module the names come from
             if self._foreign_import(node):
                 return "drop"  # `from urllib3.util import Timeout [as T]`: urllib3's Timeout
             grand = parent.parent
@@ -405,6 +407,14 @@ class _FileJudge(PythonScopes, JsScopes, StaticScopes):
         if self.target.name in self.foreign and self.path not in self.target.module_level:
             return "drop"  # the file's own binding of the name comes from another package
         return self._settled()
+
+    def _imported_from(self, node: Node) -> bool:
+        """``node`` is (part of) the module a ``from M import …`` statement names."""
+        statement = node.parent
+        while statement is not None and statement.type != "import_from_statement":
+            statement = statement.parent
+        module = statement.child_by_field_name("module_name") if statement is not None else None
+        return module is not None and module.start_byte <= node.start_byte < module.end_byte
 
     def _foreign_import(self, node: Node) -> bool:
         """``node`` sits in an import statement whose module is outside the project."""
