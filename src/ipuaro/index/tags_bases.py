@@ -4,8 +4,10 @@ Go, Rust and the rest have no inheritance the judge follows: unknown)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
+import tree_sitter
 from tree_sitter import Node
 
 RECORDS_BASES: Final = frozenset({"python", "typescript", "tsx", "javascript", "jsx"})
@@ -20,10 +22,8 @@ def tree_bases(language: str, path: str, text: str, line: int) -> list[str] | No
     (``Base<T>`` as ``Base``); None when the language or the place says nothing."""
     if language != "java":
         return None
-    from ipuaro.index.parsers import parse_tree
-
     source = text.encode("utf-8", "surrogatepass")
-    declaration = _declaration_at(parse_tree(path, text).root_node, line - 1)
+    declaration = _declaration_at(_tree(path, text).root_node, line - 1)
     if declaration is None:
         return None
     bases: list[str] = []
@@ -32,6 +32,14 @@ def tree_bases(language: str, path: str, text: str, line: int) -> list[str] | No
             for typed in _type_names(part):
                 bases.append(source[typed.start_byte : typed.end_byte].decode("utf-8", "replace"))
     return bases
+
+
+@functools.lru_cache(maxsize=32)
+def _tree(path: str, text: str) -> tree_sitter.Tree:
+    """A walk up an ancestry reads the same few files again for every class it passes."""
+    from ipuaro.index.parsers import parse_tree
+
+    return parse_tree(path, text)
 
 
 def _declaration_at(node: Node, row: int) -> Node | None:
