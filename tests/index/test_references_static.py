@@ -154,6 +154,12 @@ def test_go_scopes_packages_and_methods(tmp_path: Path, store: SqliteStore) -> N
     write(root, "other/other.go", "package other\n\nfunc Start() {}\n")
     write(root, "b/b.go", GO_ELSEWHERE)
     write(root, "c/c.go", "package c\n\nfunc call() int {\n\treturn Run()\n}\n")
+    write(
+        root,
+        "remote.go",
+        'package a\n\nimport "github.com/other/lib"\n\n'
+        "func remote() int {\n\treturn lib.Run(1)\n}\n",
+    )
     make_indexer(root, store).index(workers=1)
     assert _kept(store, "Run", "a.go") == {
         12: {"exact"},  # the method's definition
@@ -168,6 +174,9 @@ def test_go_scopes_packages_and_methods(tmp_path: Path, store: SqliteStore) -> N
     assert _kept(store, "Run", "b/b.go") == {3: {"exact"}, 6: {"exact"}}
     # package c defines none and imports nothing: an unqualified Run cannot be a's or b's
     assert _kept(store, "Run", "c/c.go") == {}
+    # another module's package: its Run is not the project's, but the index cannot tell a
+    # module from the project's own path seen without go.mod
+    assert _kept(store, "Run", "remote.go") == {6: {"name-only"}}
 
 
 def test_rust_scopes_use_paths_and_methods(tmp_path: Path, store: SqliteStore) -> None:

@@ -5,8 +5,8 @@ Dropped (another thing so named):
 
 - a use bound by a parameter or a local in an enclosing function, closure, block, loop,
   ``if``/``match``/``catch`` (``Run := 3``, ``let run = …``, ``int run = …``);
-- Go: ``pkg.Name`` through an import of another module (``fmt.Println``) or of a project
-  package whose directory defines no such function; an unqualified ``Name`` in a package
+- Go: ``pkg.Name`` through an import of the standard library (``fmt.Println``) or of a
+  project package whose directory defines no such function; an unqualified ``Name`` in a package
   (a directory) that defines none, unless the file dot-imports; a struct field or literal key;
   ``x.Name`` when the symbol is no method;
 - Rust: ``x.name`` / ``x.name()`` when the symbol is no method; ``std::…::name`` /
@@ -173,8 +173,11 @@ class StaticScopes(JavaScopes):
         info = self._go_import(self._text(package)) if package is not None else None
         if info is None:
             return "name-only"
-        if info.type != "internal" or not info.resolved:
-            return "drop"  # `fmt.Println`: another module's function
+        if info.type != "internal" and "." not in info.from_.split("/", 1)[0]:
+            return "drop"  # `fmt.Println`: the standard library's function
+        if not info.resolved:
+            # another module, or the project's own seen without its go.mod: cannot tell
+            return "name-only"
         folder = posixpath.dirname(info.resolved)
         return (
             "exact" if any(posixpath.dirname(p) == folder for p in self._module_level()) else "drop"
