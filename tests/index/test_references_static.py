@@ -156,6 +156,12 @@ def test_go_scopes_packages_and_methods(tmp_path: Path, store: SqliteStore) -> N
     write(root, "c/c.go", "package c\n\nfunc call() int {\n\treturn Run()\n}\n")
     write(
         root,
+        "recv.go",
+        "package a\n\nfunc viaParameter(b *Box) int {\n\treturn b.Run(1)\n}\n\n"
+        "func viaCall() int {\n\treturn newBox().Run(2)\n}\n",
+    )
+    write(
+        root,
         "remote.go",
         'package a\n\nimport "github.com/other/lib"\n\n'
         "func remote() int {\n\treturn lib.Run(1)\n}\n",
@@ -167,13 +173,15 @@ def test_go_scopes_packages_and_methods(tmp_path: Path, store: SqliteStore) -> N
         # 15-20: the local `Run := 3`, the closure's parameter and the loop variable
         # 22: other.Run — package other defines no Run
         23: {"exact"},  # util.Run: util's directory defines it
-        24: {"name-only"},  # b.Run: a method, the receiver's type not followed
+        24: {"exact"},  # b.Run with b := &Box{…}: Box's method
     }
     assert _kept(store, "Run", "helper.go") == {4: {"exact"}}  # same package, no import
     # package b defines a Run of its own: its call is that one (a definition of the name)
     assert _kept(store, "Run", "b/b.go") == {3: {"exact"}, 6: {"exact"}}
     # package c defines none and imports nothing: an unqualified Run cannot be a's or b's
     assert _kept(store, "Run", "c/c.go") == {}
+    # a receiver whose type the file does not write stays name-only
+    assert _kept(store, "Run", "recv.go") == {4: {"exact"}, 8: {"name-only"}}
     # another module's package: its Run is not the project's, but the index cannot tell a
     # module from the project's own path seen without go.mod
     assert _kept(store, "Run", "remote.go") == {6: {"name-only"}}

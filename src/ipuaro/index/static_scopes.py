@@ -160,7 +160,46 @@ class StaticScopes(JavaScopes):
             package = self._go_import(self._text(operand))
             if package is not None and self._static_local(operand, package.name, "go") is None:
                 return self._go_package(operand)
+            if self._is_member() and self._go_type(operand) in self._containers():
+                return "exact"  # `c.Println` with `c *Command`: Command's method
         return "name-only" if self._is_member() else "drop"
+
+    def _go_type(self, operand: Node) -> str | None:
+        """The named type of a parameter or local ``operand`` where the file writes it
+        (``c *Command``, ``var c Command``, ``c := &Command{…}``); None otherwise. Another
+        type may still have the method through embedding: only a match is used."""
+        name = self._text(operand)
+        scope = self._static_local(operand, name, "go")
+        if scope is None:
+            return None
+        if scope.type in _GO_FUNCTIONS:
+            for field in ("receiver", "parameters"):
+                parameters = scope.child_by_field_name(field)
+                for parameter in parameters.named_children if parameters is not None else ():
+                    names = [self._text(n) for n in parameter.children_by_field_name("name")]
+                    typed = parameter.child_by_field_name("type")
+                    if name in names and typed is not None:
+                        return _go_bare(self._text(typed))
+            return None
+        for declaration in _descendants(scope, "short_var_declaration"):
+            left = declaration.child_by_field_name("left")
+            right = declaration.child_by_field_name("right")
+            if left is None or right is None or len(left.named_children) != 1:
+                continue
+            if self._text(left) == name and right.named_children:
+                value = right.named_children[0]
+                if value.type == "unary_expression" and value.named_children:
+                    value = value.named_children[0]  # `&Box{…}`
+                typed = value.child_by_field_name("type")
+                if value.type == "composite_literal" and typed is not None:
+                    return _go_bare(self._text(typed))
+                return None
+        for spec in _descendants(scope, "var_spec"):
+            typed = spec.child_by_field_name("type")
+            names = [self._text(n) for n in spec.children_by_field_name("name")]
+            if name in names and typed is not None:
+                return _go_bare(self._text(typed))
+        return None
 
     def _go_import(self, local: str) -> ImportInfo | None:
         for info in self.imports:
@@ -368,6 +407,11 @@ class StaticScopes(JavaScopes):
         if node.type == "identifier":
             return {self._text(node)}
         return {self._text(c) for c in node.named_children if c.type == "identifier"}
+
+
+def _go_bare(text: str) -> str:
+    """``*pkg.Box`` -> ``Box``."""
+    return bare_type(text.lstrip("*& "))
 
 
 def _descendants(node: Node | None, kind: str) -> list[Node]:
