@@ -18,7 +18,8 @@ Dropped (another thing so named):
   is nor inherits a declaring class; a name imported from outside the project.
 
 Kept ``exact`` where the file settles it (the package or module defines or imports the name,
-``this``/``Self``/``super`` reach a declaring class); the rest ``name-only``.
+``this``/``Self``/``super`` or a Go receiver whose type the file writes reach a declaring
+type); the rest ``name-only``.
 """
 
 from __future__ import annotations
