@@ -1,6 +1,7 @@
 """Where the pinned benchmark corpora live, named one way for every bench: ``$IPUARO_CORPORA``,
 else ``~/.cache/ipuaro-corpora`` (outside any repository), filled by ``scripts/fetch-corpora``
-(rxjs, requests, three, django), ``bench/fetch-ts-corpora.sh`` and ``bench/fetch-lang-corpora.sh``.
+(rxjs, requests, three, django, attrs), ``bench/fetch-ts-corpora.sh`` and
+``bench/fetch-lang-corpora.sh``.
 
 Benches run as scripts (``python bench/NAME.py``), so this folder is on ``sys.path`` and they
 ``from corpora import …``."""
@@ -18,6 +19,7 @@ ROOTS = {
     "rxjs": "rxjs/package",
     "django": "Django-5.0.6",
     "requests": "requests-2.32.3",
+    "attrs": "attrs-24.2.0",
 }
 """Each corpus of ``scripts/fetch-corpora`` under the cache folder (the ``name=root`` it prints)."""
 

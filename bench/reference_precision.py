@@ -12,8 +12,9 @@ list (``exact`` + ``name-only``) and its ``exact`` part. The truth for a name is
 the references of each of its definitions (up to 20): the TypeScript language service's
 ``findReferences`` (``typescript`` from npm, ``bench/ts_references_truth.cjs``) or ``jedi``'s
 ``get_references`` for Python, joined by the listed lines from which jedi's ``goto`` reaches a
-definition (its reference search misses some uses its inference places). Lines are the unit: precision = listed lines that are in the
-truth / listed lines; recall = truth lines listed / truth lines.
+definition (its reference search misses some uses its inference places); jedi sees a ``src/``
+layout's package as importable (``jedi_project``). Lines are the unit: precision = listed lines
+that are in the truth / listed lines; recall = truth lines listed / truth lines.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from corpora import FETCH_SCRIPT
+from corpora import fetch as fetch_script
+
 HERE = Path(__file__).resolve().parent
 TS_LANGUAGES = ("typescript", "tsx")
 JS_TS_LANGUAGES = (*TS_LANGUAGES, "javascript", "jsx")
@@ -41,13 +45,12 @@ the language service counts those, a name lookup cannot."""
 
 
 def fetch() -> dict[str, Path]:
+    """Every pinned corpus this bench knows: the TypeScript ones with the ``typescript`` judge
+    (``bench/fetch-ts-corpora.sh``) and the Python ones (``scripts/fetch-corpora``)."""
     roots: dict[str, Path] = {}
-    for script in (HERE / "fetch-ts-corpora.sh", HERE / "fetch-corpora.sh"):
+    for script in (HERE / "fetch-ts-corpora.sh", FETCH_SCRIPT):
         if script.exists():
-            done = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=True)
-            roots.update(
-                {n: Path(r) for n, _, r in (line.partition("=") for line in done.stdout.split())}
-            )
+            roots.update(fetch_script(script))
     return roots
 
 
@@ -140,6 +143,15 @@ def ts_truth(root: Path, typescript: Path, store: Any, queries: list[Any]) -> li
     return truths
 
 
+def jedi_project(root: Path) -> Any:
+    """jedi's view of ``root``: a ``src/`` layout's package is importable from the tests (as
+    once installed), else jedi places no use written ``import requests; requests.get(…)``."""
+    import jedi
+
+    src = root / "src"
+    return jedi.Project(root, added_sys_path=[str(src)] if src.is_dir() else [])
+
+
 def py_truth(root: Path, queries: list[Any]) -> list[set[Place]]:
     import jedi
     import jedi.inference.references as jedi_references
@@ -149,7 +161,7 @@ def py_truth(root: Path, queries: list[Any]) -> list[set[Place]]:
     jedi_references._PARSED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
     jedi_references._OPENED_FILE_LIMIT = 10**9  # type: ignore[attr-defined]
     parso.cache._CACHED_SIZE_TRIGGER = 10**9  # its collection drops trees jedi still reads
-    project = jedi.Project(root)
+    project = jedi_project(root)
     truths = []
     for group in queries:
         places: set[Place] = set()
@@ -170,7 +182,7 @@ def py_confirmed(root: Path, name: str, query: list[Any], places: set[Place]) ->
     that jedi resolves to the definition is a reference by jedi's own inference."""
     import jedi
 
-    project = jedi.Project(root)
+    project = jedi_project(root)
     # by full name: from a use, jedi may land on the django-stubs it bundles, not the source
     targets: set[str] = set()
     for q in query:

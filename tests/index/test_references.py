@@ -152,10 +152,10 @@ def test_files_without_a_judge_are_name_only_unless_they_define_it(
     tmp_path: Path, store: SqliteStore
 ) -> None:
     root = tmp_path / "project"
-    write(root, "a.go", "package a\n\nfunc Run() {}\n")
-    write(root, "b.go", "package a\n\nfunc use() { Run() }\n")
+    write(root, "a.rb", "def run\n  1\nend\n")
+    write(root, "b.rb", "def use\n  run\nend\n")
     make_indexer(root, store).index(workers=1)
-    assert _judged(store, "Run") == {("a.go", 3, "Run"): "exact", ("b.go", 3, "Run"): "name-only"}
+    assert _judged(store, "run") == {("a.rb", 1, "run"): "exact", ("b.rb", 2, "run"): "name-only"}
 
 
 def test_namespace_members_in_types(tmp_path: Path, store: SqliteStore) -> None:

@@ -25,6 +25,8 @@ from typing import Final, Literal
 
 from tree_sitter import Node
 
+from ipuaro.index.builtin_types import builtin_members, literal_type, splat_type
+from ipuaro.index.tags_bases import RECORDS_BASES, tree_bases
 from ipuaro.store.protocol import Store
 
 Verdict = Literal["exact", "name-only", "drop"]
@@ -54,10 +56,13 @@ class Ancestry:
     """Whether a class (by name) is, or inherits from, a class declaring the member asked for.
     Shared by every file of one ``judge_references`` call (its answers are cached)."""
 
-    def __init__(self, store: Store, containers: set[str]) -> None:
+    def __init__(self, store: Store, containers: set[str], member: str = "") -> None:
         self.store = store
         self.containers = containers
-        self._verdicts: dict[str, Verdict] = {}
+        self.member = member
+        """The member's name: a standard-library class that declares it (``dict.get``) owns
+        the access in Python."""
+        self._verdicts: dict[tuple[str, bool], Verdict] = {}
         self._kind_cache: dict[str, set[str]] = {}
         self._above: set[str] | None = None
         self._near: set[str] | None = None
@@ -112,26 +117,36 @@ class Ancestry:
             self._above = above
         return self._above
 
-    def verdict(self, type_name: str) -> Verdict:
-        cached = self._verdicts.get(type_name)
+    def verdict(self, type_name: str, python: bool = False) -> Verdict:
+        """``python``: a built-in or standard-library class on the way up is known by its
+        members (``dict``, ``MutableMapping``), not an unknown library's class."""
+        cached = self._verdicts.get((type_name, python))
         if cached is None:
-            cached = self._verdicts[type_name] = self._walk(type_name)
+            cached = self._verdicts[type_name, python] = self._walk(type_name, python)
         return cached
 
-    def _walk(self, type_name: str) -> Verdict:
+    def _walk(self, type_name: str, python: bool) -> Verdict:
         seen: set[str] = set()
         frontier = [type_name]
         for _ in range(_MAX_DEPTH):
+            if any(name in self.containers for name in frontier):
+                return "exact"
             following: list[str] = []
             for name in frontier:
-                if name in self.containers:
-                    return "exact"
                 if name in seen:
                     continue
                 seen.add(name)
                 kinds = self._kinds(name)
                 if not kinds & _TYPE_KINDS:
-                    return "name-only"  # a type the index cannot see (a library's, a `T`)
+                    members = builtin_members(name) if python else None
+                    if members is None:
+                        return "name-only"  # a type the index cannot see (a library's, a `T`)
+                    if self.member in members:
+                        # `dict.get`: the standard library's member, unless a declaring class
+                        # overrides such a member (`class LookupDict(dict)`): then the library's
+                        # uses are its uses too, as the language servers and jedi count them
+                        return "name-only" if self._overrides_library() else "drop"
+                    continue  # declares no such member; its own bases are the library's too
                 if "class" not in kinds:
                     # an interface or type alias: its own members are not indexed symbols, so
                     # the access means the symbol only through a class implementing it
@@ -146,6 +161,9 @@ class Ancestry:
                 return "drop"  # every ancestor is indexed and none declares the member
             frontier = following
         return "name-only"
+
+    def _overrides_library(self) -> bool:
+        return any(self.member in (builtin_members(name) or ()) for name in self.above_containers())
 
     def _kinds(self, name: str) -> set[str]:
         known = self._kind_cache.get(name)
@@ -165,6 +183,12 @@ class Ancestry:
             ast = asts.get(definition.path)
             if ast is None:
                 return None
+            if ast.language not in RECORDS_BASES:
+                from_tree = self._tree_bases(ast.language or "", definition.path, definition.line)
+                if from_tree is None:
+                    return None  # Go, Rust…: what the type inherits is not known
+                bases += (bare for parent in from_tree if (bare := bare_type(parent)))
+                continue
             found = [c for c in ast.classes if c.name == name and c.line_start == definition.line]
             if not found:
                 return None
@@ -172,6 +196,10 @@ class Ancestry:
                 parents = ([cls.extends] if cls.extends else []) + list(cls.implements)
                 bases += (bare for parent in parents if (bare := bare_type(parent)))
         return bases
+
+    def _tree_bases(self, language: str, path: str, line: int) -> list[str] | None:
+        data = self.store.get_files([path]).get(path)
+        return tree_bases(language, path, "\n".join(data.lines), line) if data else None
 
 
 def bare_type(text: str) -> str:
@@ -200,6 +228,10 @@ class Receivers:
             return self.type_of(obj.named_children[0])  # `b!`, `(b)`
         if kind in ("as_expression", "satisfies_expression") and len(obj.named_children) > 1:
             return self._js_type_name(obj.named_children[-1])  # `(x as C)`
+        if self.python and kind == "call" and (called := obj.child_by_field_name("function")):
+            name = self.text(called)  # `Session().get`: a new Session
+            if called.type == "identifier" and name != "super" and self.is_class(name):
+                return name
         if kind == "super" or (self.python and kind == "call" and self.text(obj) == "super()"):
             cls = self._enclosing_class(obj)
             return self._base(cls) if cls is not None else None
@@ -414,11 +446,20 @@ class Receivers:
         if scope.type == "function_definition":
             parameters = scope.child_by_field_name("parameters")
             for parameter in parameters.named_children if parameters is not None else ():
-                if parameter.type in ("typed_parameter", "typed_default_parameter"):
+                splat = splat_type(parameter)
+                if splat is not None:
+                    inner = parameter.named_children[0] if parameter.named_children else None
+                    if inner is not None and self.text(inner) == name:
+                        return splat  # `**kwargs`: a dict
+                elif parameter.type in ("typed_parameter", "typed_default_parameter"):
                     named = parameter.child_by_field_name("name") or (
                         parameter.named_children[0] if parameter.named_children else None
                     )
-                    if named is not None and self.text(named) == name:
+                    if named is not None and (splat := splat_type(named)) is not None:
+                        inner = named.named_children[0] if named.named_children else None
+                        if inner is not None and self.text(inner) == name:
+                            return splat  # `**kwargs: Any`: still a dict
+                    elif named is not None and self.text(named) == name:
                         annotation = parameter.child_by_field_name("type")
                         return self._python_type(annotation) or ""
                 elif self.text(parameter).split("=", 1)[0].strip() == name:
@@ -446,18 +487,28 @@ class Receivers:
         if annotation is not None:
             return self._python_type(annotation)
         value = assignment.child_by_field_name("right")
-        if value is not None and value.type == "call":
-            function = value.child_by_field_name("function")
-            if function is not None and function.type in ("identifier", "attribute"):
-                called = bare_type(self.text(function))
-                if called[:1].isupper():
-                    return called
+        if value is None:
+            return None
+        function = value.child_by_field_name("function") if value.type == "call" else None
+        made = literal_type(value, self.text(function) if function is not None else "")
+        if made is not None:
+            return made  # `x = {}`, `x = dict(…)`
+        if function is not None and function.type in ("identifier", "attribute"):
+            called = bare_type(self.text(function))
+            if called[:1].isupper():
+                return called
         return None
 
     def _python_type(self, annotation: Node | None) -> str | None:
         if annotation is None:
             return None
         text = self.text(annotation).strip().strip("\"'")
-        if not text or any(mark in text for mark in "|[,( "):
-            return None  # unions, Optional[...], generics: not one class
-        return bare_type(text)
+        if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
+            text = text.split("[", 1)[1][:-1].strip()  # `Optional[C]`: still a C
+        if "|" in text and "[" not in text:
+            parts = {part.strip() for part in text.split("|")} - {"None"}
+            text = parts.pop() if len(parts) == 1 else ""  # `C | None`: still a C
+        head = text.split("[", 1)[0]  # `dict[str, int]`: a dict
+        if not head or any(mark in head for mark in "|,( ]"):
+            return None  # unions of classes: not one class
+        return bare_type(head)

@@ -13,7 +13,12 @@ Dropped (they name something else):
   object the module exports);
 - in Python, a name the file binds only by importing it from the standard library or another
   package (``from urllib3.util import Timeout as T``), and what is reached through such a name
-  (``os.environ.get``, ``pytest.main``).
+  (``os.environ.get``, ``pytest.main``); a name the file binds to a module (``import attrs``
+  is the package, not the function ``attrs``); a member the standard library's class declares
+  on a receiver the file shows to be one (``kwargs.get``, ``{}.get``: ``builtin_types``).
+
+Go, Rust and Java are judged by ``static_scopes`` (block scopes, ``pkg.Name`` through the
+file's imports, ``use`` paths, Java's method namespace and receivers).
 
 Kept as ``exact``: the definition itself, an import of the name, and uses in a file that
 defines the symbol at module level or imports it. Kept as ``name-only``: what the syntax tree
@@ -33,6 +38,7 @@ from typing import Final, Literal
 import tree_sitter
 from tree_sitter import Node
 
+from ipuaro.domain.files import ImportInfo
 from ipuaro.domain.indexes import Reference, SymbolDef
 from ipuaro.index.js_scopes import JS_DECLARATIONS, JsScopes
 from ipuaro.index.python_scopes import (
@@ -43,13 +49,14 @@ from ipuaro.index.python_scopes import (
 )
 from ipuaro.index.receivers import Ancestry, Receivers
 from ipuaro.index.reexports import exported_uses
+from ipuaro.index.static_scopes import STATIC_LANGUAGES, StaticScopes
 from ipuaro.store.protocol import Store
 
 Confidence = Literal["exact", "name-only"]
 _Verdict = Literal["exact", "name-only", "drop"]
 
 JS_LANGUAGES: Final = frozenset({"typescript", "tsx", "javascript", "jsx"})
-_JUDGED: Final = JS_LANGUAGES | {"python"}
+_JUDGED: Final = JS_LANGUAGES | {"python"} | STATIC_LANGUAGES
 
 _JS_PROPERTY: Final = frozenset({"property_identifier", "private_property_identifier"})
 _JS_MEMBER_DECLARATIONS: Final = frozenset(
@@ -94,6 +101,8 @@ class _Target:
     """Some definition is a class member (methods, fields): ``x.name`` may mean it."""
     containers: set[str]
     """Classes declaring a member so named."""
+    kinds: set[str]
+    """What the definitions are (``function``, ``method``, ``class``…)."""
 
 
 def judge_references(store: Store, name: str, refs: list[Reference]) -> list[JudgedReference]:
@@ -106,7 +115,7 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
         by_path[ref.path].append(ref)
     files = store.get_files(by_path)
     asts = store.get_asts(by_path)
-    ancestry = Ancestry(store, target.containers)
+    ancestry = Ancestry(store, target.containers, name)
     exports: dict[str, set[str]] = defaultdict(set)
     judged: list[JudgedReference] = []
     for path, group in by_path.items():
@@ -126,6 +135,7 @@ def judge_references(store: Store, name: str, refs: list[Reference]) -> list[Jud
             store, path, "\n".join(data.lines), language or "", target, imported, modules, ancestry
         )
         judge.foreign = foreign
+        judge.imports = list(ast.imports) if ast is not None else []
         judge.foreign_modules = foreign_modules(ast) if python and ast is not None else frozenset()
         judged += judge.judge(group)
         for alias in judge.export_aliases:
@@ -147,6 +157,7 @@ def _target(name: str, definitions: list[SymbolDef]) -> _Target:
         module_level={d.path for d in definitions if d.container is None},
         member=any(d.container is not None for d in definitions) or not definitions,
         containers={d.container for d in definitions if d.container is not None},
+        kinds={d.kind for d in definitions},
     )
 
 
@@ -163,7 +174,7 @@ def _unjudged(target: _Target, path: str) -> Confidence:
     return "exact" if path in target.module_level else "name-only"
 
 
-class _FileJudge(PythonScopes, JsScopes):
+class _FileJudge(PythonScopes, JsScopes, StaticScopes):
     """Judges the references of one file against its freshly parsed tree."""
 
     def __init__(
@@ -203,6 +214,23 @@ class _FileJudge(PythonScopes, JsScopes):
         """Names this file exports the symbol under (``export { name as other }``)."""
         self.scopes: dict[tuple[int, int, str], set[str]] = {}
         """Names each scope node binds, by (start, end, kind): computed once per scope."""
+        self.imports: list[ImportInfo] = []
+        self.target_kinds = target.kinds
+
+    def _target_name(self) -> str:
+        return self.target.name
+
+    def _module_level(self) -> set[str]:
+        return self.target.module_level
+
+    def _containers(self) -> set[str]:
+        return self.target.containers
+
+    def _defining_files(self) -> set[str]:
+        return {path for path, _ in self.target.definitions}
+
+    def _is_member(self) -> bool:
+        return self.target.member
 
     def judge(self, refs: list[Reference]) -> list[JudgedReference]:
         result: list[JudgedReference] = []
@@ -240,6 +268,8 @@ class _FileJudge(PythonScopes, JsScopes):
             return "exact"
         if self.language == "python":
             return self._python(node)
+        if self.language in STATIC_LANGUAGES:
+            return self._static(node, self.language)
         return self._javascript(node)
 
     def _settled(self) -> _Verdict:
@@ -274,7 +304,7 @@ class _FileJudge(PythonScopes, JsScopes):
         if receiver is not None and self.target.containers:
             type_name = self.receivers.type_of(receiver)
             if type_name is not None:
-                return self.ancestry.verdict(type_name)
+                return self.ancestry.verdict(type_name, self.language == "python")
             if self.ancestry.only_classes() and self.path not in self.ancestry.near_containers():
                 return "drop"  # no object of a declaring class is within two imports of here
         return "name-only"
@@ -345,7 +375,7 @@ class _FileJudge(PythonScopes, JsScopes):
             if interface in self.target.containers or interface in self.ancestry.above_containers():
                 return "exact"
             return "drop"
-        return self.ancestry.verdict(self._text(named))
+        return self.ancestry.verdict(self._text(named), self.language == "python")
 
     def _python(self, node: Node) -> _Verdict:
         parent = node.parent
@@ -355,7 +385,11 @@ class _FileJudge(PythonScopes, JsScopes):
             return self._member(parent.child_by_field_name("object"))
         if parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
             return "name-only" if self.target.member else "drop"
+        if self.target.name in self.namespaces and self.path not in self.target.module_level:
+            return "drop"  # `import attrs`: here the name is the package, not the function
         if parent.type in ("aliased_import", "dotted_name") or "import" in parent.type:
+            if self._imported_from(node):
+                return "drop"  # `from attrs import x`: the module the names come from
             if self._foreign_import(node):
                 return "drop"  # `from urllib3.util import Timeout [as T]`: urllib3's Timeout
             grand = parent.parent
@@ -373,6 +407,14 @@ class _FileJudge(PythonScopes, JsScopes):
         if self.target.name in self.foreign and self.path not in self.target.module_level:
             return "drop"  # the file's own binding of the name comes from another package
         return self._settled()
+
+    def _imported_from(self, node: Node) -> bool:
+        """``node`` is (part of) the module a ``from M import …`` statement names."""
+        statement = node.parent
+        while statement is not None and statement.type != "import_from_statement":
+            statement = statement.parent
+        module = statement.child_by_field_name("module_name") if statement is not None else None
+        return module is not None and module.start_byte <= node.start_byte < module.end_byte
 
     def _foreign_import(self, node: Node) -> bool:
         """``node`` sits in an import statement whose module is outside the project."""
@@ -393,6 +435,8 @@ class _FileJudge(PythonScopes, JsScopes):
         ``node``, or None when only the module (or nothing) binds it."""
         if self.language == "python":
             return self._python_local(node, name)
+        if self.language in STATIC_LANGUAGES:
+            return self._static_local(node, name, self.language)
         type_name = node.type == "type_identifier"
         ancestor = node.parent
         while ancestor is not None:
