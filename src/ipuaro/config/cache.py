@@ -1,0 +1,258 @@
+"""A validated configuration kept between runs, so a command's start skips pydantic's validation.
+
+Loading the configuration validates every layer with pydantic, and the first validation builds
+the schema's validators (~30 models): tens of milliseconds on every ``ipuaro`` start, for the
+same settings as last time. :func:`load_config_cached` keeps the result of
+:func:`ipuaro.config.loader.load_config` in the data dir and serves it again, built with
+``model_construct`` (no validation, no validators built), while nothing it was made from has
+changed.
+
+Correctness first: the key is a hash of everything the result depends on — the *contents* of
+the user config file and of the project's ``.ipuaro.json`` (not their times: an edit within one
+clock tick is still seen), their paths, every ``IPUARO_*`` environment variable, the command's
+flags, ipuaro's version and the size and time of the config package's own source files. Any
+change is a new key, so a changed config is never served stale; a config that fails to load
+stores nothing, so its error is raised by the loader exactly as without the cache. ``--config
+FILE`` (which may be a pipe) and flags that are not plain JSON values bypass the cache. A cache
+file that cannot be read, is damaged or cannot be written is ignored: the loader runs instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, get_args, get_origin
+
+from ipuaro import __version__
+from ipuaro.config.paths import config_dir
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ipuaro.config.schema import Config
+
+__all__ = ["CACHE_DIR_NAME", "load_config_cached"]
+
+CACHE_DIR_NAME = "config-cache"
+"""Folder inside the data dir holding one ``<key>.json`` per configuration seen."""
+CACHE_FORMAT = 1
+"""Bumped when the stored form changes; part of the key."""
+KEEP_ENTRIES = 32
+"""Most cache files kept (the oldest go first): one per project and set of flags in use."""
+_PROJECT_FILE = ".ipuaro.json"  # the loader's PROJECT_FILE (checked by a test)
+_USER_FILE = "config.json"  # the loader's USER_FILE
+_SOURCES = (
+    "cache.py",
+    "describe.py",
+    "loader.py",
+    "paths.py",
+    "project_keys.py",
+    "sane.py",
+    "schema.py",
+)
+
+
+class _NotCacheable(Exception):
+    """A value the stored form cannot carry exactly: this load goes without the cache."""
+
+
+def load_config_cached(
+    project_root: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    config_file: Path | None = None,
+) -> Config:
+    """:func:`ipuaro.config.loader.load_config` for the current environment, served from the
+    cache when every input is as it was; raises the loader's ``ConfigError`` the same way."""
+    key = None if config_file is not None else _key(project_root, overrides, os.environ)
+    folder = _data_dir(os.environ) / CACHE_DIR_NAME
+    if key is not None:
+        cached = _read(folder / f"{key}.json")
+        if cached is not None:
+            return cached
+    from ipuaro.config.loader import load_config
+
+    config = load_config(project_root, overrides, config_file=config_file)
+    if key is not None:
+        _write(folder, key, config)
+    return config
+
+
+# --- the key ----------------------------------------------------------------------------------
+
+
+def _key(
+    project_root: Path | None, overrides: Mapping[str, Any] | None, environ: Mapping[str, str]
+) -> str | None:
+    """The hash of every input of the loader, or ``None`` when one cannot be taken exactly."""
+    digest = hashlib.sha256()
+
+    def part(label: str, data: bytes) -> None:
+        digest.update(f"{label}:{len(data)}:".encode())
+        digest.update(data)
+
+    part("format", str(CACHE_FORMAT).encode())
+    part("version", __version__.encode())
+    here = Path(__file__).parent
+    for name in _SOURCES:  # an edited checkout (editable install) changes the schema in place
+        try:
+            info = (here / name).stat()
+        except OSError:
+            return None
+        part(name, f"{info.st_size}:{info.st_mtime_ns}".encode())
+    override = environ.get("IPUARO_CONFIG_DIR")
+    user_dir = Path(override).expanduser() if override else config_dir()
+    files = [user_dir / _USER_FILE]
+    if project_root is not None:
+        files.append(project_root / _PROJECT_FILE)
+    for path in files:
+        part("path", str(path.absolute()).encode())
+        try:
+            contents = _contents(path)
+        except _NotCacheable:
+            return None
+        part("file", b"\0absent" if contents is None else b"\0present" + contents)
+    part("root", str(project_root).encode())
+    variables = sorted((k, v) for k, v in environ.items() if k.startswith("IPUARO_"))
+    part("env", json.dumps(variables).encode())
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    try:
+        part("flags", json.dumps(given, sort_keys=True, allow_nan=False).encode())
+    except (TypeError, ValueError):
+        return None  # a Path or an object: its JSON form could stand for another value
+    return digest.hexdigest()
+
+
+def _contents(path: Path) -> bytes | None:
+    """The file's bytes, ``None`` when it does not exist; ``_NotCacheable`` when it cannot be
+    read (the loader then runs and reports it)."""
+    from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
+
+    try:
+        return read_repo_bytes(path, CONFIG_FILE_LIMIT)
+    except FileNotFoundError:
+        return None
+    except Exception as error:  # refused, unreadable, too large: the loader's error is shown
+        raise _NotCacheable(str(path)) from error
+
+
+def _data_dir(environ: Mapping[str, str]) -> Path:
+    # store.naming.data_dir(), which config (below store) may not import
+    override = environ.get("IPUARO_DATA_DIR")
+    if override:
+        return Path(override).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("ipuaro", appauthor=False))
+
+
+# --- the stored form --------------------------------------------------------------------------
+
+
+def _read(path: Path) -> Config | None:
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    from ipuaro.config.schema import Config
+
+    try:
+        config = _construct(Config, stored)
+    except Exception:  # written by another version of the code under the same key: rebuild
+        return None
+    return config if isinstance(config, Config) else None
+
+
+def _write(folder: Path, key: str, config: Config) -> None:
+    try:
+        text = json.dumps(_dump(config), allow_nan=False)
+    except (_NotCacheable, TypeError, ValueError):
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f".{key}.{os.getpid()}.tmp"
+        # the user's config may hold a password (redis.password): readable by the owner only
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, folder / f"{key}.json")
+        _prune(folder)
+    except OSError:
+        pass  # a read-only data dir: the next start validates again, nothing else changes
+
+
+def _prune(folder: Path) -> None:
+    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for stale in entries[KEEP_ENTRIES:]:
+        stale.unlink(missing_ok=True)
+
+
+def _dump(model: BaseModel) -> dict[str, Any]:
+    """Every field (those excluded from ``model_dump`` too), which fields were set, and the
+    private attributes: what ``_construct`` needs to rebuild an equal object."""
+    from pydantic import BaseModel
+
+    fields: dict[str, Any] = {}
+    for name in type(model).model_fields:
+        fields[name] = _dump_value(getattr(model, name), BaseModel)
+    private: dict[str, Any] = {}
+    for name, value in (model.__pydantic_private__ or {}).items():
+        if isinstance(value, frozenset):
+            private[name] = {"frozenset": sorted(value)}
+        elif isinstance(value, list):
+            private[name] = {"list": value}
+        else:
+            raise _NotCacheable(name)
+    return {"fields": fields, "set": sorted(model.model_fields_set), "private": private}
+
+
+def _dump_value(value: Any, base: type[BaseModel]) -> Any:
+    if isinstance(value, base):
+        return _dump(value)
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: _dump_value(item, base) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_dump_value(item, base) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise _NotCacheable(type(value).__name__)
+
+
+def _construct(model: type[BaseModel], stored: Mapping[str, Any]) -> BaseModel:
+    values = {
+        name: _construct_value(model.model_fields[name].annotation, value)
+        for name, value in stored["fields"].items()
+    }
+    if set(values) != set(model.model_fields):
+        raise _NotCacheable(model.__name__)  # the schema gained or lost a field
+    built = model.model_construct(_fields_set=set(stored["set"]), **values)
+    for name, value in stored["private"].items():
+        if name not in (model.__private_attributes__ or {}):
+            raise _NotCacheable(name)
+        kind, items = next(iter(value.items()))
+        setattr(built, name, frozenset(items) if kind == "frozenset" else list(items))
+    return built
+
+
+def _construct_value(annotation: Any, value: Any) -> Any:
+    """A stored value back in its field's Python type: sections as models, paths as ``Path``."""
+    from pydantic import BaseModel
+
+    if value is None:
+        return None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _construct(annotation, value)
+    origin = get_origin(annotation)
+    arguments = get_args(annotation)
+    if annotation is Path or (origin is not None and Path in arguments and isinstance(value, str)):
+        return Path(value)
+    if origin is dict and len(arguments) == 2:
+        return {key: _construct_value(arguments[1], item) for key, item in value.items()}
+    if origin is list and arguments:
+        return [_construct_value(arguments[0], item) for item in value]
+    return value
