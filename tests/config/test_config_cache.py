@@ -249,3 +249,41 @@ def test_every_key_has_its_documentation() -> None:
         missing = [name for name in section.model_fields if not docs.get(name)]
         assert not missing, f"{section.__name__}: no docstring for {missing}"
     assert field_docs(schema.LlmConfig)["context_window"].startswith("Context window")
+
+
+def test_a_file_changed_while_it_loads_is_stored_under_what_was_validated(
+    dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache looks at the file, then the loader reads it again: an edit in between must
+    not leave the new settings filed under the old contents (served the next time the old
+    contents are back)."""
+    project, _, _ = dirs
+    settings = project / ".ipuaro.json"
+    old, new = '{"watchdog": {"debounceMs": 100}}', '{"watchdog": {"debounceMs": 900}}'
+    settings.write_text(old)
+    looked_at = cache._contents
+
+    def edited_right_after(path: Path) -> bytes | None:
+        seen = looked_at(path)
+        if path == settings:
+            settings.write_text(new)  # the user saves while ipuaro starts
+        return seen
+
+    monkeypatch.setattr(cache, "_contents", edited_right_after)
+    assert load_config_cached(project).watchdog.debounce_ms == 900  # what the loader read
+    monkeypatch.setattr(cache, "_contents", looked_at)
+    settings.write_text(old)
+    assert load_config_cached(project).watchdog.debounce_ms == 100
+    settings.write_text(new)
+    assert load_config_cached(project).watchdog.debounce_ms == 900
+
+
+def test_the_loader_reports_the_bytes_it_validated(dirs: tuple[Path, Path, Path]) -> None:
+    project, user, _ = dirs
+    (project / ".ipuaro.json").write_text('{"watchdog": {"debounceMs": 7}}')
+    read: dict[Path, bytes | None] = {}
+    load_config(project, read=read)
+    assert read == {
+        user / "config.json": None,
+        project / ".ipuaro.json": b'{"watchdog": {"debounceMs": 7}}',
+    }

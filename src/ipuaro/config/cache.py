@@ -10,8 +10,10 @@ changed.
 Correctness first: the key is a hash of everything the result depends on — the *contents* of
 the user config file and of the project's ``.ipuaro.json`` (not their times: an edit within one
 clock tick is still seen), their paths, every ``IPUARO_*`` environment variable, the command's
-flags, ipuaro's version and the size and time of the config package's own source files. Any
-change is a new key, so a changed config is never served stale; a config that fails to load
+flags, ipuaro's and pydantic's versions and the size and time of the config package's own
+source files. Any change is a new key, so a changed config is never served stale. A result is
+filed under the bytes the loader itself validated (``load_config(read=...)``), so a file saved
+while ipuaro starts is never filed under its previous contents. A config that fails to load
 stores nothing, so its error is raised by the loader exactly as without the cache. ``--config
 FILE`` (which may be a pipe) and flags that are not plain JSON values bypass the cache. A cache
 file that cannot be read, is damaged or cannot be written is ignored: the loader runs instead.
@@ -67,27 +69,53 @@ def load_config_cached(
 ) -> Config:
     """:func:`ipuaro.config.loader.load_config` for the current environment, served from the
     cache when every input is as it was; raises the loader's ``ConfigError`` the same way."""
-    key = None if config_file is not None else _key(project_root, overrides, os.environ)
-    folder = _data_dir(os.environ) / CACHE_DIR_NAME
-    if key is not None:
-        cached = _read(folder / f"{key}.json")
-        if cached is not None:
+    environ = os.environ
+    folder = _data_dir(environ) / CACHE_DIR_NAME
+    files = _files(project_root, environ)
+    if config_file is None:
+        try:
+            now = {path: _contents(path) for path in files}
+            key = _key(project_root, overrides, environ, now)
+        except _NotCacheable:
+            key = None
+        if key is not None and (cached := _read(folder / f"{key}.json")) is not None:
             return cached
     from ipuaro.config.loader import load_config
 
-    config = load_config(project_root, overrides, config_file=config_file)
-    if key is not None:
-        _write(folder, key, config)
+    validated: dict[Path, bytes | None] = {}
+    config = load_config(project_root, overrides, config_file=config_file, read=validated)
+    if config_file is None and set(validated) == set(files):
+        # keyed by the bytes the loader validated, not those read above: a file that changed
+        # in between is stored under its new contents, never the old ones
+        key = _key(project_root, overrides, environ, validated)
+        if key is not None:
+            _write(folder, key, config)
     return config
 
 
 # --- the key ----------------------------------------------------------------------------------
 
 
+def _files(project_root: Path | None, environ: Mapping[str, str]) -> list[Path]:
+    """The optional files the loader reads, as it names them."""
+    override = environ.get("IPUARO_CONFIG_DIR")
+    user_dir = Path(override).expanduser() if override else config_dir()
+    files = [user_dir / _USER_FILE]
+    if project_root is not None:
+        files.append(project_root / _PROJECT_FILE)
+    return files
+
+
 def _key(
-    project_root: Path | None, overrides: Mapping[str, Any] | None, environ: Mapping[str, str]
+    project_root: Path | None,
+    overrides: Mapping[str, Any] | None,
+    environ: Mapping[str, str],
+    contents: Mapping[Path, bytes | None],
 ) -> str | None:
-    """The hash of every input of the loader, or ``None`` when one cannot be taken exactly."""
+    """The hash of every input of the loader (``contents``: each file's bytes, ``None`` when
+    absent), or ``None`` when one cannot be taken exactly."""
+    from pydantic.version import VERSION as PYDANTIC_VERSION
+
     digest = hashlib.sha256()
 
     def part(label: str, data: bytes) -> None:
@@ -95,26 +123,19 @@ def _key(
         digest.update(data)
 
     part("format", str(CACHE_FORMAT).encode())
-    part("version", __version__.encode())
+    part("version", f"{__version__} pydantic {PYDANTIC_VERSION}".encode())
     here = Path(__file__).parent
+    part("code", str(here).encode())
     for name in _SOURCES:  # an edited checkout (editable install) changes the schema in place
         try:
             info = (here / name).stat()
         except OSError:
             return None
         part(name, f"{info.st_size}:{info.st_mtime_ns}".encode())
-    override = environ.get("IPUARO_CONFIG_DIR")
-    user_dir = Path(override).expanduser() if override else config_dir()
-    files = [user_dir / _USER_FILE]
-    if project_root is not None:
-        files.append(project_root / _PROJECT_FILE)
-    for path in files:
+    for path in sorted(contents, key=str):
+        data = contents[path]
         part("path", str(path.absolute()).encode())
-        try:
-            contents = _contents(path)
-        except _NotCacheable:
-            return None
-        part("file", b"\0absent" if contents is None else b"\0present" + contents)
+        part("file", b"\0absent" if data is None else b"\0present" + data)
     part("root", str(project_root).encode())
     variables = sorted((k, v) for k, v in environ.items() if k.startswith("IPUARO_"))
     part("env", json.dumps(variables).encode())
