@@ -1,8 +1,8 @@
 """Start-up (issue 27): a piped ``ipuaro index`` imports nothing it does not draw with,
 re-indexing an unchanged project loads no parser, the second start of a command takes its
 configuration from the cache without building a validator, and ``ipuaro run -p`` on a project
-without script tools or command files loads neither jsonschema, nor YAML, nor httpx's own
-command line. Each run is a real process."""
+without script tools or command files loads neither jsonschema, nor YAML, nor the regex
+engine of grep_search, nor httpx's own command line. Each run is a real process."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ print(json.dumps({
     "parsers": [m for m in loaded if m.startswith(("tree_sitter", "ipuaro.index.parsers"))],
     "jsonschema": [m for m in loaded if m.startswith("jsonschema")],
     "yaml": [m for m in loaded if m.startswith("yaml")],
+    "regex": [m for m in loaded if m.startswith("regex")],
     "httpx_cli": [m for m in loaded if m.startswith(("httpx._main", "pygments"))],
 }))
 """
@@ -99,6 +100,7 @@ def test_a_headless_run_loads_no_jsonschema_yaml_httpx_cli_or_ca_bundle(tmp_path
     assert "hello there" in done.stdout
     assert report["jsonschema"] == []
     assert report["yaml"] == []
+    assert report["regex"] == []  # grep_search's engine, loaded by the first search
     assert report["httpx_cli"] == []
 
 
