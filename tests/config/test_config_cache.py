@@ -204,8 +204,26 @@ def test_a_config_file_flag_and_unusual_flag_values_bypass_the_cache(
 def test_the_file_names_match_the_loader() -> None:
     assert cache._PROJECT_FILE == loader.PROJECT_FILE
     assert cache._USER_FILE == loader.USER_FILE
-    here = Path(cache.__file__).parent
-    assert {path.name for path in here.glob("*.py")} - {"__init__.py"} == set(cache._SOURCES)
+
+
+def test_an_edited_config_source_is_a_new_key(
+    dirs: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable checkout changes the schema in place: every module of the config package
+    is part of the key (a copy of the package stands in for the checkout)."""
+    project, _, _ = dirs
+    package = tmp_path / "package"
+    package.mkdir()
+    for source in Path(cache.__file__).parent.glob("*.py"):
+        (package / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setattr(cache, "__file__", str(package / "cache.py"))
+    files = {project / ".ipuaro.json": None}
+    before = cache._key(project, None, os.environ, files)
+    (package / "schema.py").write_text((package / "schema.py").read_text() + "\n# edited\n")
+    after_edit = cache._key(project, None, os.environ, files)
+    (package / "new_module.py").write_text("")
+    after_new = cache._key(project, None, os.environ, files)
+    assert len({before, after_edit, after_new}) == 3
 
 
 def test_a_start_served_from_the_cache_builds_no_validator(

@@ -46,15 +46,6 @@ KEEP_ENTRIES = 32
 """Most cache files kept (the oldest go first): one per project and set of flags in use."""
 _PROJECT_FILE = ".ipuaro.json"  # the loader's PROJECT_FILE (checked by a test)
 _USER_FILE = "config.json"  # the loader's USER_FILE
-_SOURCES = (
-    "cache.py",
-    "describe.py",
-    "loader.py",
-    "paths.py",
-    "project_keys.py",
-    "sane.py",
-    "schema.py",
-)
 
 
 class _NotCacheable(Exception):
@@ -126,12 +117,13 @@ def _key(
     part("version", f"{__version__} pydantic {PYDANTIC_VERSION}".encode())
     here = Path(__file__).parent
     part("code", str(here).encode())
-    for name in _SOURCES:  # an edited checkout (editable install) changes the schema in place
-        try:
+    try:  # an edited checkout (editable install) changes the schema in place
+        sources = sorted(entry.name for entry in os.scandir(here) if entry.name.endswith(".py"))
+        for name in sources:
             info = (here / name).stat()
-        except OSError:
-            return None
-        part(name, f"{info.st_size}:{info.st_mtime_ns}".encode())
+            part(name, f"{info.st_size}:{info.st_mtime_ns}".encode())
+    except OSError:
+        return None
     for path in sorted(contents, key=str):
         data = contents[path]
         part("path", str(path.absolute()).encode())
