@@ -193,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         goal = f"< {GOALS[name]} s" if name in GOALS else ""
         cpu = f"{statistics.median(cpus):.3f} s" if cpus else "—"
         print(
-            f"| {name} | {wall:.3f} s ({min(walls):.3f}) | {cpu} |"
-            f" {wall / floor:.1f}× | {goal} |"
+            f"| {name} | {wall:.3f} s ({min(walls):.3f}) | {cpu} | {wall / floor:.1f}× | {goal} |"
         )
     return 0
 
