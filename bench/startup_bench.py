@@ -3,6 +3,8 @@
 Not a test. Run by hand (about a minute)::
 
     .venv/bin/python bench/startup_bench.py [--runs 7]
+    git archive main src | tar -x -C /tmp/before   # then, before and after in the same rounds:
+    .venv/bin/python bench/startup_bench.py --before /tmp/before/src
 
 Measured in the same run, interleaved round by round so a loaded machine slows every row
 alike (each a fresh process, medians of ``--runs``):
@@ -21,7 +23,9 @@ alike (each a fresh process, medians of ``--runs``):
 Wall time is from ``Popen`` to exit (or first byte); CPU is the child's user + system time
 (``os.wait4``), which a busy machine inflates far less than the wall. The TUI rows have no CPU
 figure (the process is tmux's child) and poll the screen every 20 ms.
-``bench/tui_startup_bench.py`` measures the TUI on a large corpus (django by default).
+``--before SRC`` adds every ipuaro row again, run from SRC with its own data dir, in the same
+rounds (``--src`` runs only from SRC). ``bench/tui_startup_bench.py`` measures the TUI on a large
+corpus (django by default).
 """
 
 from __future__ import annotations
@@ -102,6 +106,34 @@ def time_to_ready(command: list[str], env: dict[str, str], quit_key: str) -> tup
 _PASSED = ("IPUARO_", "PYTHONPATH", "NO_COLOR", "TERM")
 
 
+def ipuaro_rows(
+    label: str, env: dict[str, str], project: Path, with_tui: bool
+) -> dict[str, Callable[[], tuple[float, float | None]]]:
+    """The ipuaro rows for one src (``env``), named with ``label``; the index warmed first."""
+    python = sys.executable
+    ipuaro = [python, "-m", "ipuaro"]
+    subprocess.run(
+        [*ipuaro, "index"], env=env, cwd=project, check=True, capture_output=True
+    )  # the warm index `run` starts from, and the OS caches
+    rows: dict[str, Callable[[], tuple[float, float | None]]] = {
+        f"{label}ipuaro --version": partial(timed, [*ipuaro, "--version"], env, project, False),
+        f"{label}ipuaro index (1 file)": partial(timed, [*ipuaro, "index"], env, project, False),
+        f"{label}ipuaro run -p: first byte": partial(
+            timed, [*ipuaro, "run", "-p", "say hi"], env, project, True
+        ),
+    }
+    if with_tui:
+        tui = partial(
+            time_to_ready,
+            [*ipuaro, str(project), "--new"],
+            {**env, "TERM": "xterm-256color"},
+            "C-d",
+        )
+        tui()  # its first start writes bytecode
+        rows[f"{label}ipuaro TUI: ready for input"] = tui
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -109,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         "--src",
         type=Path,
         help="run ipuaro from this src folder (e.g. an older commit's `git archive`) for a before",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="also run the ipuaro rows from this src folder (e.g. main's `git archive`), "
+        "interleaved with the current ones in every round",
     )
     parser.add_argument("--no-tui", action="store_true", help="leave out the two TUI rows")
     args = parser.parse_args(argv)
@@ -147,32 +185,22 @@ def main(argv: list[str] | None = None) -> int:
             env["IPUARO_LLM__BASE_URL"] = url
             rows: dict[str, Callable[[], tuple[float, float | None]]] = {
                 "python -c pass": partial(timed, [python, "-c", "pass"], env, project, False),
-                "ipuaro --version": partial(
-                    timed, [python, "-m", "ipuaro", "--version"], env, project, False
-                ),
-                "ipuaro index (1 file)": partial(
-                    timed, [python, "-m", "ipuaro", "index"], env, project, False
-                ),
-                "ipuaro run -p: first byte": partial(
-                    timed, [python, "-m", "ipuaro", "run", "-p", "say hi"], env, project, True
-                ),
             }
             if with_tui:
                 tui_env = {**env, "TERM": "xterm-256color"}
                 rows["bare Textual app: ready"] = partial(
                     time_to_ready, [python, "-c", BARE_APP], tui_env, "C-q"
                 )
-                rows["ipuaro TUI: ready for input"] = partial(
-                    time_to_ready, [python, "-m", "ipuaro", str(project), "--new"], tui_env, "C-d"
-                )
-                rows["ipuaro TUI: ready for input"]()  # its first start writes bytecode
-            subprocess.run(
-                [python, "-m", "ipuaro", "index"],
-                env=env,
-                cwd=project,
-                check=True,
-                capture_output=True,
-            )  # the warm index `run` starts from, and the OS caches
+            variants = [("", env)]
+            if args.before is not None:  # the same rows from another src, in the same rounds
+                before = {
+                    **env,
+                    "PYTHONPATH": str(args.before.resolve()),
+                    "IPUARO_DATA_DIR": str(work / "data-before"),
+                }
+                variants.insert(0, ("before: ", before))
+            for label, variant in variants:
+                rows.update(ipuaro_rows(label, variant, project, with_tui))
             times: dict[str, list[tuple[float, float | None]]] = {name: [] for name in rows}
             for _ in range(args.runs):
                 for name, run in rows.items():
@@ -190,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         walls = [wall for wall, _ in values]
         cpus = [cpu for _, cpu in values if cpu is not None]
         wall = statistics.median(walls)
-        goal = f"< {GOALS[name]} s" if name in GOALS else ""
+        bare = name.removeprefix("before: ")
+        goal = f"< {GOALS[bare]} s" if bare in GOALS else ""
         cpu = f"{statistics.median(cpus):.3f} s" if cpus else "—"
         print(
             f"| {name} | {wall:.3f} s ({min(walls):.3f}) | {cpu} | {wall / floor:.1f}× | {goal} |"
