@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 
 __all__ = ["COMMAND_FOLDER", "CustomCommand", "discover_commands", "parse_command_file"]
@@ -40,7 +41,7 @@ _KNOWN_KEYS = ("description", "argument-hint", "allowed-tools", "mode")
 MAX_BYTES = 256_000
 
 
-class CommandFileError(ValueError):
+class CommandFileError(IpuaroError, ValueError):
     """A command file that cannot be used; the message names the file, the key and the fix."""
 
 
