@@ -48,10 +48,6 @@ _PROJECT_FILE = ".ipuaro.json"  # the loader's PROJECT_FILE (checked by a test)
 _USER_FILE = "config.json"  # the loader's USER_FILE
 
 
-class _NotCacheable(Exception):
-    """A value the stored form cannot carry exactly: this load goes without the cache."""
-
-
 def load_config_cached(
     project_root: Path | None,
     overrides: Mapping[str, Any] | None = None,
@@ -66,9 +62,10 @@ def load_config_cached(
     if config_file is None:
         try:
             now = {path: _contents(path) for path in files}
-            key = _key(project_root, overrides, environ, now)
-        except _NotCacheable:
+        except Exception:  # refused, unreadable, too large: the loader's error is the one shown
             key = None
+        else:
+            key = _key(project_root, overrides, environ, now)
         if key is not None and (cached := _read(folder / f"{key}.json")) is not None:
             return cached
     from ipuaro.config.loader import load_config
@@ -140,16 +137,13 @@ def _key(
 
 
 def _contents(path: Path) -> bytes | None:
-    """The file's bytes, ``None`` when it does not exist; ``_NotCacheable`` when it cannot be
-    read (the loader then runs and reports it)."""
+    """The file's bytes, ``None`` when it does not exist; raises as reading it raises."""
     from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, read_repo_bytes
 
     try:
         return read_repo_bytes(path, CONFIG_FILE_LIMIT)
     except FileNotFoundError:
         return None
-    except Exception as error:  # refused, unreadable, too large: the loader's error is shown
-        raise _NotCacheable(str(path)) from error
 
 
 def _data_dir(environ: Mapping[str, str]) -> Path:
@@ -182,7 +176,7 @@ def _read(path: Path) -> Config | None:
 def _write(folder: Path, key: str, config: Config) -> None:
     try:
         text = json.dumps(_dump(config), allow_nan=False)
-    except (_NotCacheable, TypeError, ValueError):
+    except (TypeError, ValueError):  # a value the stored form cannot carry exactly
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -218,7 +212,7 @@ def _dump(model: BaseModel) -> dict[str, Any]:
         elif isinstance(value, list):
             private[name] = {"list": value}
         else:
-            raise _NotCacheable(name)
+            raise TypeError(f"private attribute {name}: {type(value).__name__}")
     return {"fields": fields, "set": sorted(model.model_fields_set), "private": private}
 
 
@@ -233,7 +227,7 @@ def _dump_value(value: Any, base: type[BaseModel]) -> Any:
         return [_dump_value(item, base) for item in value]
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    raise _NotCacheable(type(value).__name__)
+    raise TypeError(f"cannot store a {type(value).__name__}")
 
 
 def _construct(model: type[BaseModel], stored: Mapping[str, Any]) -> BaseModel:
@@ -242,11 +236,11 @@ def _construct(model: type[BaseModel], stored: Mapping[str, Any]) -> BaseModel:
         for name, value in stored["fields"].items()
     }
     if set(values) != set(model.model_fields):
-        raise _NotCacheable(model.__name__)  # the schema gained or lost a field
+        raise ValueError(f"{model.__name__}: the schema gained or lost a field")
     built = model.model_construct(_fields_set=set(stored["set"]), **values)
     for name, value in stored["private"].items():
         if name not in (model.__private_attributes__ or {}):
-            raise _NotCacheable(name)
+            raise ValueError(f"{model.__name__}: no private attribute {name}")
         kind, items = next(iter(value.items()))
         setattr(built, name, frozenset(items) if kind == "frozenset" else list(items))
     return built
