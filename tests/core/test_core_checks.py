@@ -40,3 +40,38 @@ async def test_a_server_that_is_down_is_named(project: Path, server: ModelStubSe
     assert not await model_server_reachable(config)
     checks = onboarding_checks(project, config)
     assert checks.server_down and not checks.can_pull and not checks.ok
+
+
+def test_the_model_server_check_loads_neither_httpx_cli_nor_a_ca_bundle(
+    project: Path, server: ModelStubServer
+) -> None:
+    """It runs at every TUI start (issue 27): httpx comes without its command line, and a
+    plain-http server gets no CA bundle. A fresh process, so nothing was imported before."""
+    import json
+    import subprocess
+    import sys
+
+    child = (
+        "import json, ssl, sys\n"
+        "loaded = []\n"
+        "real = ssl.SSLContext.load_verify_locations\n"
+        "class Counting(ssl.SSLContext):\n"
+        "    def load_verify_locations(self, *a, **k):\n"
+        "        loaded.append(1)\n"
+        "        return real(self, *a, **k)\n"
+        "ssl.SSLContext = Counting\n"
+        "from pathlib import Path\n"
+        "from ipuaro.config.loader import load_config\n"
+        "from ipuaro.core.checks import check_model_server\n"
+        "config = load_config(Path(sys.argv[1]), {'llm.baseUrl': sys.argv[2]})\n"
+        "server, _ = check_model_server(config)\n"
+        "print(json.dumps({'ok': server.ok, 'cli': 'httpx._main' in sys.modules,\n"
+        "                  'bundles': len(loaded)}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child, str(project), server.url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(done.stdout) == {"ok": True, "cli": False, "bundles": 0}

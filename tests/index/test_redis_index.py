@@ -114,6 +114,7 @@ def test_index_cli_warns_when_redis_aof_is_off(
     for key in [k for k in os.environ if k.startswith("IPUARO_")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("IPUARO_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("IPUARO_DATA_DIR", str(tmp_path / "data"))  # the settings cache
     monkeypatch.setenv("IPUARO_STORE__BACKEND", "redis")
     monkeypatch.setenv("IPUARO_REDIS__HOST", "127.0.0.1")
     monkeypatch.setenv("IPUARO_REDIS__PORT", str(redis_port))

@@ -23,7 +23,7 @@ def test_needs_an_interactive_terminal(project: Path) -> None:
     assert "ipuaro run -p" in result.output
 
 
-def test_model_server_flags_are_accepted_and_checked(tmp_path: Path) -> None:
+def test_model_server_flags_are_accepted_and_checked(tmp_path: Path, environment: None) -> None:
     flags = ["--provider", "openai", "--base-url", "http://127.0.0.1:1/v1"]
     flags += ["--api-key-env", "KEY", "--context-window", "4096"]
     result = CliRunner().invoke(cli, [str(tmp_path), *flags])

@@ -54,14 +54,16 @@ def load_project(
     configuration problem prints one line and exits with code 2, so nothing else runs
     (``raise_config_errors``: the ``ConfigError`` is raised for the caller to report).
     """
-    from ipuaro.config.loader import ConfigError, find_project_root, load_config
+    from ipuaro.config.cache import load_config_cached
+    from ipuaro.config.loader import ConfigError, find_project_root
 
     start = Path(path).expanduser() if path else Path.cwd()
     if not start.exists():
         fail(f"no such file or directory: {start}")
     root = find_project_root(start)
     try:
-        config = load_config(root, overrides, config_file=global_options().config_file)
+        # the last run's validated settings when none of their sources changed (config.cache)
+        config = load_config_cached(root, overrides, config_file=global_options().config_file)
     except ConfigError as error:
         if raise_config_errors:
             raise

@@ -113,18 +113,23 @@ def load_config(
     env: Mapping[str, str] | None = None,
     *,
     config_file: Path | None = None,
+    read: dict[Path, bytes | None] | None = None,
 ) -> Config:
     """Build the effective configuration for a project.
 
     ``overrides`` are CLI flags: dotted paths (``{"llm.model": "x"}``) or nested dicts; a value of
     ``None`` means "flag not given" and is skipped. ``env`` defaults to ``os.environ``.
     ``config_file`` is an extra file named on the command line, applied just below ``overrides``.
+    ``read`` receives the bytes of the user and project files exactly as validated (``None``:
+    no such file), for :mod:`ipuaro.config.cache` to key the result by.
     """
     environ: Mapping[str, str] = os.environ if env is None else env
     optional_files = [_user_config_dir(environ) / USER_FILE]
     if project_root is not None:
         optional_files.append(project_root / PROJECT_FILE)
-    layers = [layer for path in optional_files if (layer := _file_layer(path, required=False))]
+    layers = [
+        layer for path in optional_files if (layer := _file_layer(path, required=False, read=read))
+    ]
     if (
         project_root is not None
         and layers
@@ -274,12 +279,21 @@ def _restrict_project_mcp(layer: _Layer) -> None:
                 server["declared_in"] = "project"
 
 
-def _file_layer(path: Path, *, required: bool, flag: bool = False) -> _Layer | None:
+def _file_layer(
+    path: Path,
+    *,
+    required: bool,
+    flag: bool = False,
+    read: dict[Path, bytes | None] | None = None,
+) -> _Layer | None:
     source = str(path)
     try:
         # --config FILE is the user's word: it may be a pipe (``--config <(…)``).
-        text = read_repo_bytes(path, CONFIG_FILE_LIMIT, streams=flag).decode("utf-8")
+        data = read_repo_bytes(path, CONFIG_FILE_LIMIT, streams=flag)
+        text = data.decode("utf-8")
     except FileNotFoundError:
+        if read is not None:
+            read[path] = None
         if required:
             raise ConfigError(f"{source}: config file not found") from None
         return None
@@ -290,6 +304,8 @@ def _file_layer(path: Path, *, required: bool, flag: bool = False) -> _Layer | N
         raise ConfigError(
             f"{source}: cannot read config file ({reason}); fix its permissions or remove it"
         ) from None
+    if read is not None:
+        read[path] = data
     try:
         raw = json.loads(text, object_pairs_hook=_reject_duplicates)
     except json.JSONDecodeError as error:

@@ -1,31 +1,40 @@
-"""Typed domain objects shared by every layer, serialised with the concept's camelCase names."""
+"""Typed domain objects shared by every layer, serialised with the concept's camelCase names.
 
-from ipuaro.domain.base import DomainModel
-from ipuaro.domain.files import (
-    ClassInfo,
-    ComplexityScore,
-    ExportInfo,
-    FileAST,
-    FileData,
-    FileMeta,
-    FunctionInfo,
-    ImportInfo,
-    MethodInfo,
-    PropertyInfo,
-    TodoInfo,
-    TypeInfo,
-)
-from ipuaro.domain.indexes import CallEdge, FileIndexes, Reference, SymbolDef
-from ipuaro.domain.session import (
-    ChatMessage,
-    ContextState,
-    MessageStats,
-    Session,
-    SessionStats,
-    ToolCall,
-    ToolResult,
-    UndoEntry,
-)
+Names are re-exported lazily: ``ipuaro.domain.repofiles`` (read by the config loader on every
+start) and the other plain modules load without pydantic and without building every model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ipuaro.domain.base import DomainModel
+    from ipuaro.domain.files import (
+        ClassInfo,
+        ComplexityScore,
+        ExportInfo,
+        FileAST,
+        FileData,
+        FileMeta,
+        FunctionInfo,
+        ImportInfo,
+        MethodInfo,
+        PropertyInfo,
+        TodoInfo,
+        TypeInfo,
+    )
+    from ipuaro.domain.indexes import CallEdge, FileIndexes, Reference, SymbolDef
+    from ipuaro.domain.session import (
+        ChatMessage,
+        ContextState,
+        MessageStats,
+        Session,
+        SessionStats,
+        ToolCall,
+        ToolResult,
+        UndoEntry,
+    )
 
 __all__ = [
     "CallEdge",
@@ -54,3 +63,49 @@ __all__ = [
     "TypeInfo",
     "UndoEntry",
 ]
+
+_MODULES = {
+    "DomainModel": "base",
+    **dict.fromkeys(
+        (
+            "ClassInfo",
+            "ComplexityScore",
+            "ExportInfo",
+            "FileAST",
+            "FileData",
+            "FileMeta",
+            "FunctionInfo",
+            "ImportInfo",
+            "MethodInfo",
+            "PropertyInfo",
+            "TodoInfo",
+            "TypeInfo",
+        ),
+        "files",
+    ),
+    **dict.fromkeys(("CallEdge", "FileIndexes", "Reference", "SymbolDef"), "indexes"),
+    **dict.fromkeys(
+        (
+            "ChatMessage",
+            "ContextState",
+            "MessageStats",
+            "Session",
+            "SessionStats",
+            "ToolCall",
+            "ToolResult",
+            "UndoEntry",
+        ),
+        "session",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value

@@ -14,6 +14,7 @@ class DomainModel(BaseModel):
         populate_by_name=True,
         serialize_by_alias=True,
         extra="forbid",
+        defer_build=True,
     )
 
     def to_json(self) -> str:

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 
@@ -149,6 +147,8 @@ def discover_commands(root: Path, user_dir: Path) -> tuple[dict[str, CustomComma
 
 
 def _front_matter(path: Path, text: str) -> dict[str, Any]:
+    import yaml  # only for a project that has command files: ~20 ms of every start otherwise
+
     try:
         meta = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -26,12 +26,11 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any, ClassVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ipuaro.domain.session import ChatMessage
 from ipuaro.llm.errors import ModelError
+from ipuaro.llm.lean_httpx import httpx
 from ipuaro.llm.protocol import CapabilityFallback, ContextWindow, ModelEvent, ToolSpec
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings, RunawayCut, drive
 from ipuaro.llm.tokens import estimate_chat_tokens
@@ -39,8 +38,28 @@ from ipuaro.llm.transport import ErrorAnswer, ServerHints, error_from_exception,
 from ipuaro.llm.window import choose_context_window
 from ipuaro.llm.wire import ChatRequest, wire_tools
 
+if TYPE_CHECKING:
+    import ssl
+
 MIN_REPLY_CAP = 256
 """A reply cap never goes below this, however full the window: compaction keeps room for it."""
+
+
+def tls_context(base_url: str) -> ssl.SSLContext | bool:
+    """What the client verifies TLS with: httpx's default (certifi's bundle) for ``https://``;
+    for a plain ``http://`` server (Ollama, llama.cpp on this machine) a context that trusts no
+    certificate at all.
+
+    The client sends only paths relative to ``base_url`` and follows no redirect, so it never
+    speaks TLS to an ``http://`` server; loading certifi's bundle for it anyway cost ~55 ms of
+    CPU per client at every start. Should TLS ever happen with it, verification fails: the
+    check is never skipped. (A proxy from the environment keeps its own TLS settings.)
+    """
+    if not base_url.lower().startswith("http://"):
+        return True
+    import ssl
+
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies, against no trusted roots
 
 
 class HttpModelClient(ABC):
@@ -80,6 +99,7 @@ class HttpModelClient(ABC):
             headers=headers,
             timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             transport=transport,
+            verify=tls_context(base_url),
         )
 
     # --- what a server protocol supplies --------------------------------------------------

@@ -21,12 +21,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpx
-
 from ipuaro.domain.session import ChatMessage
 from ipuaro.llm.errors import ModelError, kind_for_status
 from ipuaro.llm.formats import tool_instructions
 from ipuaro.llm.http_client import HttpModelClient
+from ipuaro.llm.lean_httpx import httpx
 from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
 from ipuaro.llm.streaming import ReplyBuilder, RetrySettings
 from ipuaro.llm.transport import ErrorAnswer, ServerHints, expect_object, parse_json_object

@@ -26,12 +26,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import httpx
-
 from ipuaro.domain.session import ChatMessage
 from ipuaro.llm.errors import ModelError, kind_for_status
 from ipuaro.llm.formats import tool_instructions
 from ipuaro.llm.http_client import HttpModelClient
+from ipuaro.llm.lean_httpx import httpx
 from ipuaro.llm.protocol import CapabilityFallback, ModelInfo, PullProgress
 from ipuaro.llm.served import served_window
 from ipuaro.llm.sse import iter_sse

@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from ipuaro.llm.errors import window_from_error
+from ipuaro.llm.lean_httpx import httpx
 
 PROBE_TIMEOUT_S = 10.0
 OVERSIZED_PROMPT_TOKENS = 1 << 19

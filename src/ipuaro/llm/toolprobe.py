@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
+from ipuaro.llm.lean_httpx import httpx
 from ipuaro.llm.transport import error_message
 
 PROBE_TIMEOUT_S = 60.0

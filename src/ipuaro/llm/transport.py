@@ -11,9 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from ipuaro.llm.errors import ErrorKind, ModelError, kind_for_status
+from ipuaro.llm.lean_httpx import httpx
 
 
 @dataclass(frozen=True)
