@@ -27,6 +27,13 @@ def user_config_dir(
 
 
 @pytest.fixture(autouse=True)
+def data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data folder (stores, sessions, the settings cache) is the test's, never the machine's
+    ``~/.local/share/ipuaro``. A test that needs its own sets IPUARO_DATA_DIR again."""
+    monkeypatch.setenv("IPUARO_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True)
 def fresh_tool_checks() -> None:
     """Each test's stub server is asked anew whether it shows the model the tools: a port the
     system hands out again must not inherit the answer of an earlier test's server."""
