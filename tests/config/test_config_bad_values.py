@@ -30,6 +30,7 @@ BAD_FILES = [
     ('{"project": {"ignorePatterns": ["a", "\\udc80"]}}', "project.ignorePatterns[1]"),
     ('{"llm": {"temperature": NaN}}', "llm.temperature: nan is not a usable number"),
     ('{"commands": {"timeout": Infinity}}', "commands.timeout: inf is not a usable number"),
+    ('{"llm": {"\\n": null}}', "unknown key llm.'\\n'"),  # a key that is a line break
 ]
 
 

@@ -35,6 +35,7 @@ from ipuaro.config.describe import (
 from ipuaro.config.paths import config_dir
 from ipuaro.config.project_keys import filter_project_values, mcp_user_variables
 from ipuaro.config.sane import check_values
+from ipuaro.config.sane import shown as shown_text
 from ipuaro.config.schema import Config, ProjectConfig
 from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, RepoFileRefused, read_repo_bytes
@@ -440,7 +441,9 @@ def _canonical(
         name = _match_field(model, key, loose=loose)
         if name is None:
             shown = display_path(Config, path)
-            full = f"{shown}.{key}" if shown else key
+            # A key holding a newline or a control character is shown escaped: one line.
+            written = key if key.isprintable() and len(key) <= 60 else shown_text(key, 60)
+            full = f"{shown}.{written}" if shown else written
             aliases = [info.alias or n for n, info in model.model_fields.items()]
             by_form = {(_normalise(a) if loose else a): a for a in aliases}
             wanted = _normalise(key) if loose else key
