@@ -174,3 +174,11 @@ def test_detection_per_ecosystem(tmp_path: Path) -> None:
     ]
     one = detect_plans(tmp_path, [], "x/x_test.go", "TestAdd")
     assert [p.command for p in one] == ["go test -v -run TestAdd ./x"]
+
+
+async def test_a_filter_with_a_control_character_is_refused_by_name(mixed: Env) -> None:
+    """Before, the policy refused the whole command ("control or invisible characters") and the
+    model was not told that its ``filter`` was the part to fix."""
+    result = await mixed.run_tests(filter="price\x1f")
+    assert not result.success
+    assert (result.error or "").startswith("filter 'price\\x1f' contains the control character")

@@ -92,6 +92,13 @@ class RunTests(BaseTool):
 
     async def execute(self, args: RunTestsArgs, ctx: ToolContext) -> ToolOutcome:
         target = project_path(ctx, args.path) if args.path else None
+        unprintable = [c for c in args.filter or "" if not c.isprintable()]
+        if unprintable:  # the policy would refuse the whole command without naming the filter
+            code = f"U+{ord(unprintable[0]):04X}"
+            raise ToolError(
+                f"filter {args.filter!r} contains the control character {code}; "
+                "give the test name's plain text"
+            )
         paths = sorted(ctx.store.file_hashes())
         plans = detect_all(ctx.root, paths, target, args.filter)
         if not plans:
