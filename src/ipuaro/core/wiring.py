@@ -14,6 +14,7 @@ What :func:`build_app` opens falls in two parts with two lifetimes:
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
     from ipuaro.extensions.mcp import McpManager
     from ipuaro.index.indexer import Indexer
+    from ipuaro.index.lsp import LanguageServers
     from ipuaro.tools.registry import ToolRegistry
     from ipuaro.trace.recorder import TraceRecorder
 
@@ -162,6 +164,8 @@ class AppContext:
 
     async def aclose(self) -> None:
         await self.close_shell()
+        if self.tool_ctx.language_servers is not None:
+            await asyncio.to_thread(self.tool_ctx.language_servers.close)
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.client.aclose()
@@ -234,9 +238,16 @@ async def build_app(
             session.model = client.model
 
         indexer = Indexer(root, config, store)
+        servers = _language_servers(root, config, store, env)
+        if servers is not None:
+            warnings.extend(f"language server not used: {p}" for p in servers.problems)
 
         def reindex(changed: list[str], deleted: list[str]) -> None:
             indexer.update_paths(changed, deleted)
+            if servers is not None:
+                servers.files_changed(
+                    [r for p in [*changed, *deleted] if (r := indexer.relative(p))]
+                )
 
         paths = PathPolicy.from_config(root, config)
         registry = ToolRegistry([*builtin_tools(), *extra_tools])
@@ -256,6 +267,7 @@ async def build_app(
             planner=LlmEditPlanner(client),
             headless_allow_commands=allow_commands,
             shell=ShellHost() if config.commands.persistent_shell else None,
+            language_servers=servers,
         )
         budget = ContextBudget.from_config(config.context, window.tokens)
         context = ContextManager(
@@ -307,6 +319,17 @@ async def build_app(
         warnings=warnings,
         mcp=mcp,
     )
+
+
+def _language_servers(
+    root: Path, config: Config, store: Store, env: Mapping[str, str]
+) -> LanguageServers | None:
+    """``index.languageServers`` (user config only): nothing starts until a tool asks."""
+    if not config.index.language_servers:
+        return None
+    from ipuaro.index.lsp import LanguageServers
+
+    return LanguageServers(root, config.index.language_servers, store, environ=env)
 
 
 def _mcp_manager(

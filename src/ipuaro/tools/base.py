@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
     from ipuaro.config.schema import Config
     from ipuaro.domain.checks import EditCheckReport
+    from ipuaro.index.lsp import LanguageServers
     from ipuaro.memory import PatchReport
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
@@ -159,6 +160,9 @@ class ToolContext:
     progress: Callable[[str], None] | None = None
     """Where a running call sends output as it comes (set by the agent around a call that
     runs alone; None otherwise). Only a display: the result still carries everything."""
+    language_servers: LanguageServers | None = None
+    """``index.languageServers`` (None when none is configured): ``find_references`` and
+    ``find_definition`` ask them first and fall back to the index."""
 
 
 class ArgsModel(BaseModel):
