@@ -3,8 +3,9 @@
 ``server_answers`` holds one answer per key (the question: method, file, position and the
 file's content hash; see :mod:`ipuaro.index.lsp.cache`), with the identifier asked about;
 ``server_answer_paths`` lists the files each answer involves, so a changed file drops the
-answers that mention it. Both tables are created when missing, so a store written before
-they existed opens as it is (no schema version change: an older ipuaro ignores them).
+answers that mention it. Both tables are created by the first answer cached, so a store
+written before they existed opens as it is, and one that never caches keeps its layout (no
+schema version change: an older ipuaro ignores them).
 """
 
 from __future__ import annotations
@@ -29,13 +30,30 @@ class SqliteServerAnswers:
     _read: Callable[[str], AbstractContextManager[sqlite3.Connection]]
     _write: Callable[[str], AbstractContextManager[sqlite3.Connection]]
 
+    _answer_tables: bool | None = None
+    """Known to exist (True), or not yet looked at (None)."""
+
+    def _answers_exist(self, conn: sqlite3.Connection) -> bool:
+        if not self._answer_tables:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'server_answers'"
+            ).fetchone()
+            self._answer_tables = found is not None or None
+        return bool(self._answer_tables)
+
     def get_server_answer(self, key: str) -> str | None:
         with self._read("reading a language-server answer") as conn:
+            if not self._answers_exist(conn):
+                return None
             row = conn.execute("SELECT json FROM server_answers WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def put_server_answer(self, key: str, name: str, paths: Collection[str], answer: str) -> None:
         with self._write("caching a language-server answer") as conn:
+            if not self._answers_exist(conn):
+                for statement in ANSWER_TABLES:
+                    conn.execute(statement)
+                self._answer_tables = True
             conn.execute("DELETE FROM server_answer_paths WHERE key = ?", (key,))
             conn.execute(
                 "INSERT OR REPLACE INTO server_answers (key, name, json) VALUES (?, ?, ?)",
@@ -48,6 +66,8 @@ class SqliteServerAnswers:
 
     def drop_server_answers(self, paths: Collection[str] = (), names: Collection[str] = ()) -> int:
         with self._write("dropping language-server answers") as conn:
+            if not self._answers_exist(conn):
+                return 0
             keys = _keys_for(conn, "server_answer_paths", "path", paths)
             keys |= _keys_for(conn, "server_answers", "name", names)
             for key in keys:
@@ -56,6 +76,8 @@ class SqliteServerAnswers:
         return len(keys)
 
     def _clear_server_answers(self, conn: sqlite3.Connection) -> None:
+        if not self._answers_exist(conn):
+            return
         conn.execute("DELETE FROM server_answers")
         conn.execute("DELETE FROM server_answer_paths")
 

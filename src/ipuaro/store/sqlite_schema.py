@@ -13,7 +13,6 @@ from pathlib import Path
 
 from ipuaro.store.protocol import SCHEMA_VERSION, SchemaMismatch, StoreError, StoreUnavailable
 from ipuaro.store.shared import REBUILD_HINT
-from ipuaro.store.sqlite_answers import ANSWER_TABLES
 
 BUSY_TIMEOUT_S = 120.0
 """How long a writer waits for another process's transaction (a full index of a large
@@ -175,9 +174,6 @@ def _ensure_schema(conn: sqlite3.Connection, path: Path, project_name: str) -> N
             _migrate_references(conn)
         for name in _DROPPED_INDEXES:  # a store from an earlier version may have them
             conn.execute(f"DROP INDEX IF EXISTS {name}")
-        if "schema_version" in tables:  # new, or one written before these tables existed
-            for statement in ANSWER_TABLES:
-                conn.execute(statement)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
