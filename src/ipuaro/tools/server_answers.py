@@ -59,15 +59,14 @@ async def references_outcome(
     return ToolOutcome.ok("\n".join(lines), data=data)
 
 
-async def definition_outcome(
-    ctx: ToolContext, symbol: str, path: str, line: int
-) -> ToolOutcome | None:
-    """Where ``symbol`` used on ``path:line`` is defined, by the server; None: ask the index."""
+async def definition_outcome(ctx: ToolContext, symbol: str) -> ToolOutcome | None:
+    """Where ``symbol`` — a name the index declares nowhere — is defined, by the server asked
+    at a place the name is used; None: the index answers."""
     servers = ctx.language_servers
     if servers is None:
         return None
     name = symbol.rsplit(".", 1)[-1]
-    found = await asyncio.to_thread(server_definition, servers, ctx.store, name, path, line)
+    found = await asyncio.to_thread(server_definition, servers, ctx.store, name)
     if not found:
         return None
     return _definitions(ctx, symbol, found)

@@ -58,13 +58,26 @@ def server_references(servers: LanguageServers, store: Store, symbol: str) -> li
     return [places[key] for key in sorted(places)]
 
 
-def server_definition(
-    servers: LanguageServers, store: Store, name: str, path: str, line: int
-) -> list[Location] | None:
-    """Where ``name`` as used on ``path:line`` is defined, or None."""
-    if servers.server_for(path) is None:
+MAX_USES_ASKED = 3
+"""Uses of a name asked about for its definition (each is one server question)."""
+
+
+def server_definition(servers: LanguageServers, store: Store, name: str) -> list[Location] | None:
+    """Where ``name`` is defined, asked at the first places the index saw it used (a name
+    the index declares nowhere: assigned at run time, imported under another name...); None
+    when no server answers."""
+    places: dict[tuple[str, int, int], Location] = {}
+    asked = 0
+    for use in store.find_references(name):
+        if asked >= MAX_USES_ASKED:
+            break
+        if servers.server_for(use.path) is None:
+            continue
+        asked += 1
+        answer = servers.definition(use.path, use.line, use.column, name)
+        if answer is None:
+            return None
+        places.update(((loc.path, loc.line, loc.column), loc) for loc in answer)
+    if not places:
         return None
-    column = name_column(store, path, line, name)
-    if column is None:
-        return None
-    return servers.definition(path, line, column, name)
+    return [places[key] for key in sorted(places)]

@@ -1,12 +1,12 @@
-"""find_definition: where a symbol is defined, from the symbol index (or, given ``at`` — a
-place the name is used — from the language server of ``index.languageServers``)."""
+"""find_definition: where a symbol is defined, from the symbol index (a name the index
+declares nowhere is asked of the language server of ``index.languageServers``, at a place it
+is used)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
-from ipuaro.tools.common import project_path
 from ipuaro.tools.limits import MAX_DEFINITIONS
 from ipuaro.tools.server_answers import definition_outcome
 from ipuaro.tools.snippets import close_symbols, line_texts
@@ -14,11 +14,6 @@ from ipuaro.tools.snippets import close_symbols, line_texts
 
 class FindDefinitionArgs(ArgsModel):
     symbol: str = Field(description="Name to find, e.g. UserService or UserService.create")
-    at: str | None = Field(
-        None,
-        description="Where the name is used, as path:line (e.g. src/app.py:12): the "
-        "definition that use refers to",
-    )
 
 
 class FindDefinition(BaseTool):
@@ -33,13 +28,6 @@ class FindDefinition(BaseTool):
         symbol = args.symbol.strip().removesuffix("()")
         if not symbol:
             raise ToolError("symbol is empty; give a name such as UserService.")
-        if args.at is not None and ctx.language_servers is not None:
-            where, _, number = args.at.strip().rpartition(":")
-            if not where or not number.isdigit():
-                raise ToolError(f"at={args.at!r}: give path:line, e.g. src/app.py:12.")
-            answered = await definition_outcome(ctx, symbol, project_path(ctx, where), int(number))
-            if answered is not None:
-                return answered
         container, _, name = symbol.rpartition(".")
         # A dotted name may be one name (a .properties key `db.host`, an S3 `print.report`).
         defs = ctx.store.find_definitions(symbol) if container else []
@@ -50,6 +38,9 @@ class FindDefinition(BaseTool):
                 defs = inside or defs
         defs.sort(key=lambda d: (d.path, d.line))
         if not defs:
+            answered = await definition_outcome(ctx, symbol)
+            if answered is not None:
+                return answered
             close = close_symbols(ctx.store, name)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             return ToolOutcome.ok(
