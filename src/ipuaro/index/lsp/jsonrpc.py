@@ -17,6 +17,7 @@ import os
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -81,7 +82,7 @@ class JsonRpcProcess:
                 env=env if env is not None else dict(os.environ),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 start_new_session=True,  # a Ctrl+C in the terminal is ours, not the server's
             )
         except OSError as err:
@@ -93,8 +94,26 @@ class JsonRpcProcess:
         self.failure: str | None = None
         self.last_heard = time.monotonic()
         """When the server last sent anything (the start waits for it to go quiet)."""
+        self.stderr_tail: deque[str] = deque(maxlen=20)
+        """The server's last lines on stderr (why it exited, for the user)."""
         self._reader = threading.Thread(target=self._read_loop, name="ipuaro-lsp", daemon=True)
         self._reader.start()
+        threading.Thread(target=self._drain_stderr, name="ipuaro-lsp-err", daemon=True).start()
+
+    def last_error(self) -> str:
+        """The line of the server's stderr that most likely says why it stopped."""
+        lines = list(self.stderr_tail)
+        errors = [line for line in lines if "error" in line.lower()]
+        return (errors or lines or [""])[-1]
+
+    def _drain_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        with contextlib.suppress(OSError, ValueError):
+            for raw in stderr:
+                line = raw.decode("utf-8", "replace").strip()
+                if line:
+                    self.stderr_tail.append(line[:300])
 
     @property
     def pid(self) -> int:
@@ -149,7 +168,8 @@ class JsonRpcProcess:
             self._fail(str(err))
             return
         code = self.process.wait()
-        self._fail(f"the server exited (code {code})")
+        said = f": {self.last_error()}" if self.stderr_tail else ""
+        self._fail(f"the server exited (code {code}){said}")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" in message:
@@ -198,7 +218,7 @@ class JsonRpcProcess:
         except subprocess.TimeoutExpired:
             self.kill()
         self._fail("closed")
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()

@@ -130,9 +130,11 @@ class LanguageServers:
         if data is None:
             return None
         key = f"{method}|{server.language}|{path}|{line}|{column}|{data.hash}"
-        cached = self._cached(key)
+        cached, stale = self._cached(key)
         if cached is not None:
             return cached
+        if stale:  # changed without the watcher telling us: the server may not know either
+            server.files_changed([p for p in stale if self.server_for(p) is server])
         found = (
             server.references(path, line, column)
             if method == "references"
@@ -143,20 +145,23 @@ class LanguageServers:
         self._keep(key, name, path, found)
         return found
 
-    def _cached(self, key: str) -> list[Location] | None:
+    def _cached(self, key: str) -> tuple[list[Location] | None, list[str]]:
+        """The answer cached under ``key``, or None and the files it named that changed."""
         try:
             text = self.store.get_server_answer(key)
             if text is None:
-                return None
+                return None, []
             stored = json.loads(text)
             hashes: dict[str, str] = stored["hashes"]
             now = self.store.get_files(hashes)
-            if any(now.get(p) is None or now[p].hash != h for p, h in hashes.items()):
-                return None  # a file it names changed since: ask again
-            return [Location(str(p), int(line), int(col)) for p, line, col in stored["locations"]]
+            stale = [p for p, h in hashes.items() if now.get(p) is None or now[p].hash != h]
+            if stale:
+                return None, stale  # a file it names changed since: ask again
+            found = [Location(str(p), int(line), int(col)) for p, line, col in stored["locations"]]
+            return found, []
         except (StoreError, ValueError, KeyError, TypeError) as err:
             log.info("cached language-server answer %s not used: %s", key, err)
-            return None
+            return None, []
 
     def _keep(self, key: str, name: str, path: str, found: list[Location]) -> None:
         paths = {path, *(loc.path for loc in found)}
@@ -190,8 +195,13 @@ class LanguageServers:
             self.store.drop_server_answers(changed, names)
         except StoreError as err:
             log.warning("cached language-server answers not dropped: %s", err)
-        for server in self.servers.values():
-            server.files_changed(changed)
+        by_server: dict[str, list[str]] = {}
+        for path in changed:
+            server = self.server_for(path)
+            if server is not None:
+                by_server.setdefault(server.language, []).append(path)
+        for language, mine in by_server.items():
+            self.servers[language].files_changed(mine)
 
     def describe(self) -> list[str]:
         """One line per configured language: its command and whether it is used."""

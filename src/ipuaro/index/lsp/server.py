@@ -47,6 +47,10 @@ LANGUAGE_IDS = {
 """The index's language of a file → the LSP ``languageId`` of ``didOpen``."""
 
 
+_CHANGED, _DELETED = 2, 3
+"""``FileChangeType`` of ``workspace/didChangeWatchedFiles``."""
+
+
 @dataclass(frozen=True)
 class Location:
     """A place a server named: project-relative path, 1-based line and column (code points)."""
@@ -77,6 +81,7 @@ class LanguageServer:
         """Why the server is not used (the last failure), for /status and doctor."""
         self._process: JsonRpcProcess | None = None
         self._opened: dict[str, int] = {}
+        """Open documents: path → hash of the text sent."""
         self._lock = threading.Lock()
         self._closed = False
 
@@ -190,26 +195,37 @@ class LanguageServer:
         return self._ask("textDocument/definition", path, line, column, None)
 
     def files_changed(self, paths: Iterable[str]) -> None:
-        """Tell a running server that files changed on disk (they are opened again, with the
-        new text, when next asked about)."""
+        """Tell a running server that files of its language changed on disk: each one that
+        still exists is opened with its new text (an open document is part of the server's
+        program at once; a file-system event alone is taken in later, when the server gets
+        to it), each one that went is closed and reported deleted."""
         with self._lock:
             process = self._process if self.state == "ready" else None
-            changed = sorted(set(paths))
-            reopen = [p for p in changed if p in self._opened]
+        changed = sorted(set(paths))
         if process is None or not changed:
             return
         try:
-            for path in reopen:
-                process.notify("textDocument/didClose", {"textDocument": {"uri": self._uri(path)}})
+            events = []
+            for path in changed:
+                uri = self._uri(path)
+                try:
+                    text = (self.root / path).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = None
+                if text is not None:
+                    self._open(process, path, text)
+                    events.append({"uri": uri, "type": _CHANGED})
+                    continue
                 with self._lock:
-                    self._opened.pop(path, None)
-            process.notify(
-                "workspace/didChangeWatchedFiles",
-                {"changes": [{"uri": self._uri(p), "type": 2} for p in changed]},
-            )
+                    was_open = self._opened.pop(path, None) is not None
+                if was_open:
+                    process.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                events.append({"uri": uri, "type": _DELETED})
+            process.notify("workspace/didChangeWatchedFiles", {"changes": events})
         except ServerFailed as err:
             with self._lock:
-                self._failed(str(err))
+                if self._process is process:
+                    self._failed(str(err))
 
     def _ask(
         self, method: str, path: str, line: int, column: int, context: dict[str, Any] | None
@@ -244,10 +260,17 @@ class LanguageServer:
         return self._locations(result)
 
     def _open(self, process: JsonRpcProcess, path: str, text: str) -> None:
+        """Open ``path`` with ``text``; one opened with other text (changed on disk without
+        the watcher saying so) is closed and opened again: an open document is the server's
+        truth about that file."""
+        digest = hash(text)
         with self._lock:
-            if path in self._opened:
+            before = self._opened.get(path)
+            if before == digest:
                 return
-            self._opened[path] = 1
+            self._opened[path] = digest
+        if before is not None:
+            process.notify("textDocument/didClose", {"textDocument": {"uri": self._uri(path)}})
         process.notify(
             "textDocument/didOpen",
             {
