@@ -351,6 +351,20 @@ class IndexConfig(Section):
     first question about a file of that language; the index answers while one starts and
     whenever it is missing, crashes or hangs. User config only: a project file cannot set it."""
 
+    @field_validator("language_servers", mode="before")
+    @classmethod
+    def _commands(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for language, command in value.items():
+                if isinstance(command, bool):
+                    continue
+                if not isinstance(command, str) or not command.strip():
+                    raise ValueError(
+                        f"{language}: give the server's command as a string (such as "
+                        f'"basedpyright-langserver --stdio") or true, got {command!r}'
+                    )
+        return value
+
 
 class McpServerConfig(Section):
     """One MCP server: a command started over stdio, or a streamable HTTP URL."""
