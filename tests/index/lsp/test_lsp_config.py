@@ -53,5 +53,6 @@ def test_a_project_file_alone_starts_nothing(tmp_path: Path) -> None:
 def test_a_wrong_value_names_the_key(tmp_path: Path) -> None:
     user = tmp_path / "user"
     _write(user / "config.json", {"index": {"languageServers": {"python": 3}}})
-    with pytest.raises(ConfigError, match=r"index\.languageServers: python: give the server.s command"):
+    expected = r"index\.languageServers: python: give the server.s command"
+    with pytest.raises(ConfigError, match=expected):
         load_config(tmp_path, env={"IPUARO_CONFIG_DIR": str(user)})
