@@ -34,6 +34,10 @@ class ServerFailed(Exception):
     """The server cannot answer: not started, exited, broke the protocol or timed out."""
 
 
+class ServerTimeout(ServerFailed):
+    """A request got no answer in its time."""
+
+
 def encode_frame(message: dict[str, Any]) -> bytes:
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -94,6 +98,8 @@ class JsonRpcProcess:
         self.failure: str | None = None
         self.last_heard = time.monotonic()
         """When the server last sent anything (the start waits for it to go quiet)."""
+        self.working: set[Any] = set()
+        """``$/progress`` tokens begun and not ended: the server is loading or analysing."""
         self.stderr_tail: deque[str] = deque(maxlen=20)
         """The server's last lines on stderr (why it exited, for the user)."""
         self._reader = threading.Thread(target=self._read_loop, name="ipuaro-lsp", daemon=True)
@@ -135,7 +141,7 @@ class JsonRpcProcess:
             self._send({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
             return future.result(timeout)
         except FutureTimeout as err:
-            raise ServerFailed(f"{method} got no answer in {timeout:g} s") from err
+            raise ServerTimeout(f"{method} got no answer in {timeout:g} s") from err
         finally:
             with self._lock:
                 self._pending.pop(number, None)
@@ -173,6 +179,8 @@ class JsonRpcProcess:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" in message:
+            if message["method"] == "$/progress":
+                self._progress(message.get("params"))
             if "id" in message:  # a request of the server's: answer so it does not wait
                 self._answer(message["id"], message["method"], message.get("params"))
             return  # notifications (diagnostics, logs, progress) are not used
@@ -187,6 +195,17 @@ class JsonRpcProcess:
             future.set_exception(ServerFailed(f"the server answered an error: {text}"))
         else:
             future.set_result(message.get("result"))
+
+    def _progress(self, params: Any) -> None:
+        if not isinstance(params, dict) or not isinstance(params.get("value"), dict):
+            return
+        token, kind = params.get("token"), params["value"].get("kind")
+        if not isinstance(token, str | int):
+            return
+        if kind == "begin":
+            self.working.add(token)
+        elif kind == "end":
+            self.working.discard(token)
 
     def _answer(self, number: Any, method: str, params: Any) -> None:
         result: Any = None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ipuaro.index.lsp.jsonrpc import JsonRpcProcess, ServerFailed
+from ipuaro.index.lsp.jsonrpc import JsonRpcProcess, ServerFailed, ServerTimeout
 from ipuaro.index.parsers import language_for as language_of
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,12 @@ SETTLE_S = 1.5
 """After ``initialized``, a server is used once it has been quiet this long: servers scan the
 workspace after the handshake (pyright lists its source files ~0.7 s later), and a question
 asked before that gets an answer from the open file alone — which would then be cached."""
+OPEN_SETTLE_S = 0.5
+"""After a file is first opened, the server is asked once it has reported no work in progress
+and been quiet this long (typescript-language-server loads the file's project only then)."""
+OPEN_WAIT_S = 3.0
+"""How long a question waits for that; past it the index answers and the server goes on
+loading for the next question."""
 MAX_STARTS = 3
 """Starts per session (the first and two restarts after a crash or a hang)."""
 
@@ -250,16 +256,43 @@ class LanguageServer:
         if context is not None:
             params["context"] = context
         try:
-            self._open(process, path, text)
+            opened = self._open(process, path, text)
+            if not self._settled(process, OPEN_WAIT_S if opened else 0.0, opened):
+                return None  # still loading: the index answers this one
             result = process.request(method, params, self.request_timeout)
+        except ServerTimeout as err:
+            if process.working:  # slow because it is loading (a large project), not hung
+                log.info("language server for %s still loading: %s", self.language, err)
+                return None
+            with self._lock:
+                if self._process is process:
+                    self._failed(str(err))
+            return None
         except ServerFailed as err:
             with self._lock:
                 if self._process is process:
                     self._failed(str(err))
             return None
+        if process.working:
+            # Answered while still loading (tsserver answers from the open file alone until
+            # its project is in): not the whole answer, so not used and not cached.
+            return None
         return self._locations(result)
 
-    def _open(self, process: JsonRpcProcess, path: str, text: str) -> None:
+    def _settled(self, process: JsonRpcProcess, wait: float, opened: bool) -> bool:
+        """No work in progress (and, after an open, quiet for a moment) within ``wait``."""
+        since = time.monotonic()
+        deadline = since + wait
+        while True:
+            heard = max(process.last_heard, since)
+            quiet = not opened or time.monotonic() - heard >= OPEN_SETTLE_S
+            if not process.working and quiet:
+                return True
+            if time.monotonic() >= deadline or not process.alive:
+                return False
+            time.sleep(0.05)
+
+    def _open(self, process: JsonRpcProcess, path: str, text: str) -> bool:
         """Open ``path`` with ``text``; one opened with other text (changed on disk without
         the watcher saying so) is closed and opened again: an open document is the server's
         truth about that file."""
@@ -267,7 +300,7 @@ class LanguageServer:
         with self._lock:
             before = self._opened.get(path)
             if before == digest:
-                return
+                return False
             self._opened[path] = digest
         if before is not None:
             process.notify("textDocument/didClose", {"textDocument": {"uri": self._uri(path)}})
@@ -282,6 +315,7 @@ class LanguageServer:
                 }
             },
         )
+        return True
 
     def _uri(self, path: str) -> str:
         return (self.root / path).as_uri()
