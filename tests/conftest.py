@@ -6,6 +6,8 @@ import pytest
 
 from ipuaro.llm import toolprobe, window
 
+pytest_plugins = ["tests.support.processes"]  # start_stub: the stub model server as a process
+
 
 @pytest.fixture(autouse=True)
 def machine_memory(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,26 @@ class RawClient:
         self.process = process
         self.lines: list[str] = []
 
+    @classmethod
+    async def start(cls, env: dict[str, str], cwd: Path, stderr: Path) -> RawClient:
+        """``ipuaro acp`` as a subprocess; its stderr goes to the file ``stderr``."""
+        with stderr.open("wb") as err:  # the child keeps its own descriptor
+            process = await asyncio.create_subprocess_exec(
+                *ACP_COMMAND,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=err,
+                env=env,
+                cwd=cwd,
+            )
+        return cls(process)
+
+    async def finish(self) -> int:
+        """Close the server's stdin (the editor went away) and return its exit code."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        return await asyncio.wait_for(self.process.wait(), TIMEOUT)
+
     async def send(self, line: str) -> None:
         assert self.process.stdin is not None
         self.process.stdin.write(line.encode() + b"\n")
@@ -45,16 +65,10 @@ class RawClient:
 async def test_bad_input_gets_json_rpc_errors_and_never_a_crash(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
-    stderr = (tmp_path / "stderr.log").open("wb")
-    process = await asyncio.create_subprocess_exec(
-        *ACP_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        env=acp_env(tmp_path, model_server),
-        cwd=project,
+    client = await RawClient.start(
+        acp_env(tmp_path, model_server), project, tmp_path / "stderr.log"
     )
-    client = RawClient(process)
+    process = client.process
     try:
         # A prompt before any session/new: there is no such session.
         early = await client.call(
@@ -97,10 +111,7 @@ async def test_bad_input_gets_json_rpc_errors_and_never_a_crash(
         again = await client.call(8, "initialize", {"protocolVersion": 1})
         assert again["result"]["protocolVersion"] == 1
     finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        code = await asyncio.wait_for(process.wait(), TIMEOUT)
-        stderr.close()
+        code = await client.finish()
     assert code == 0, (tmp_path / "stderr.log").read_text()
     assert process.stdout is not None
     rest = (await process.stdout.read()).decode().splitlines()

@@ -14,7 +14,7 @@ from typing import Any
 from acp import text_block
 from acp.schema import ToolCallStart
 
-from tests.acp.conftest import ACP_COMMAND, TIMEOUT, RecordingClient, acp_agent, acp_env
+from tests.acp.conftest import TIMEOUT, RecordingClient, acp_agent, acp_env
 from tests.acp.test_acp_bad_input import RawClient
 from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubToolCall
 
@@ -26,16 +26,9 @@ def line(message: dict[str, Any]) -> str:
 async def test_bad_lines_are_answered_and_the_session_stays_usable(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:
-    stderr = (tmp_path / "stderr.log").open("wb")
-    process = await asyncio.create_subprocess_exec(
-        *ACP_COMMAND,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=stderr,
-        env=acp_env(tmp_path, model_server),
-        cwd=project,
+    client = await RawClient.start(
+        acp_env(tmp_path, model_server), project, tmp_path / "stderr.log"
     )
-    client = RawClient(process)
     try:
         await client.call(1, "initialize", {"protocolVersion": 1})
         opened = await client.call(2, "session/new", {"cwd": str(project), "mcpServers": []})
@@ -84,10 +77,7 @@ async def test_bad_lines_are_answered_and_the_session_stays_usable(
         again = await client.call(8, "initialize", {"protocolVersion": 1})
         assert again["result"]["protocolVersion"] == 1
     finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        code = await asyncio.wait_for(process.wait(), TIMEOUT)
-        stderr.close()
+        code = await client.finish()
     log = (tmp_path / "stderr.log").read_text()
     assert code == 0, log
     assert "Traceback" not in log, log

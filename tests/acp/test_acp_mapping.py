@@ -60,7 +60,13 @@ def describe(call: ToolCall) -> CallFacts:
     [
         (
             ConfirmChange.of(ConfirmRequest(kind="edit", title="Edit a.py", description="")),
-            [("apply", "allow_once"), ("reject", "reject_once")],
+            [("apply", "allow_once"), ("always", "allow_always"), ("reject", "reject_once")],
+        ),
+        (
+            ConfirmChange.of(
+                ConfirmRequest(kind="edit", title="Apply the plan", description="", per_file=True)
+            ),
+            [("apply", "allow_once"), ("reject", "reject_once")],  # a plan's change: no always
         ),
         (
             ConfirmChange.of(

@@ -159,3 +159,20 @@ async def test_the_editor_going_away_mid_answer_loses_nothing(
         assert user.content.text == "explain all"
         kept = later.text().split("unchanged.\n", 1)[-1]
         assert kept.startswith("word") and kept.endswith("[interrupted]")  # what had streamed
+
+
+async def test_the_start_warnings_reach_the_editor(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """A repository's ``.ipuaro.json`` that sets a key only the user may set is ignored, and the
+    editor is told so when the session opens (the TUI and headless runs say it too)."""
+    (project / ".ipuaro.json").write_text(
+        json.dumps({"edit": {"autoApply": True}}), encoding="utf-8"
+    )
+    client = RecordingClient()
+    async with acp_agent(client, acp_env(tmp_path, model_server), project) as conn:
+        await asyncio.wait_for(conn.new_session(cwd=str(project)), TIMEOUT)
+        await asyncio.sleep(0.1)  # the updates sent before the response are delivered
+    said = client.text()
+    assert "Warning:" in said and "a project file may not set" in said
+    assert "autoApply" in said or "auto_apply" in said

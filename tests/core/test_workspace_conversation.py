@@ -46,7 +46,7 @@ async def test_an_edit_is_confirmed_through_the_decider_with_its_diff(
         end = await opened.workspace.send("write notes")
     (question,) = decider.of(ConfirmChange)
     assert question.request.kind == "edit" and "+hello" in (question.request.diff or "")
-    assert question.values() == ("apply", "reject") and question.safe == "reject"
+    assert question.values() == ("apply", "always", "reject") and question.safe == "reject"
     assert (project / "notes.md").read_text() == "hello\n"
     (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
     assert ended.result.success and ended.result.changed_paths == ["notes.md"]

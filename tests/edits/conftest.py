@@ -37,7 +37,7 @@ class EditEnv:
         """A new store object on the same database file (what a restart sees)."""
         self.store.close()
         self.store = SqliteStore(self.db, "tests-edits")
-        self.ctx.store = self.store
+        self.ctx = self.ctx.replace(store=self.store)
         return self.store
 
 

@@ -35,8 +35,8 @@ async def test_confirmation_sees_the_diff_and_can_reject(env: EditEnv) -> None:
         seen.append(request)
         return ConfirmDecision("reject")
 
-    env.ctx.auto_apply = False
-    env.ctx.confirm = confirm
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=confirm)
     result = await EditEngine(env.ctx).apply([change(env, "a.txt", "x\n")], "rewrite")
     assert not result.applied and result.refused
     assert (env.root / "a.txt").read_bytes() == b"alpha\nbeta\n"
@@ -49,33 +49,36 @@ async def test_user_edited_text_is_what_gets_written(env: EditEnv) -> None:
     async def confirm(request: ConfirmRequest) -> ConfirmDecision:
         return ConfirmDecision("apply", edited={"a.txt": "user text\n"})
 
-    env.ctx.auto_apply = False
-    env.ctx.confirm = confirm
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=confirm)
     result = await EditEngine(env.ctx).apply([change(env, "a.txt", "model text\n")], "edit")
     assert result.applied
     assert (env.root / "a.txt").read_text() == "user text\n"
 
 
-async def test_always_is_no_grant_for_edits(env: EditEnv) -> None:
-    """Edits are never offered "always" (Apply / Reject only): one answer must not turn on
-    auto-apply for every later edit; ``/auto-apply on`` is the visible way to do that."""
+async def test_always_grants_the_sessions_later_edits(env: EditEnv) -> None:
+    """ "Always" applies this edit and records the grant: the session's later edits apply
+    unasked; another session's context asks again (``security.grants``)."""
     asked: list[str] = []
 
     async def confirm(request: ConfirmRequest) -> str:
         asked.append(request.title)
         return "always"
 
-    env.ctx.auto_apply = False
-    env.ctx.confirm = confirm  # type: ignore[assignment]
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=confirm)  # type: ignore[assignment]
     await EditEngine(env.ctx).apply([change(env, "a.txt", "1\n")], "one")
     await EditEngine(env.ctx).apply([change(env, "a.txt", "2\n")], "two")
-    assert len(asked) == 2 and not env.ctx.auto_apply
+    assert len(asked) == 1 and env.ctx.auto_apply
     assert (env.root / "a.txt").read_text() == "2\n"
+    other = env.ctx.for_session("another")
+    await EditEngine(other).apply([change(env, "a.txt", "3\n")], "three")
+    assert len(asked) == 2, "a new session asks again"
 
 
 async def test_headless_without_auto_apply_is_refused(env: EditEnv) -> None:
-    env.ctx.auto_apply = False
-    env.ctx.confirm = None
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=None)
     result = await EditEngine(env.ctx).apply([change(env, "a.txt", "x\n")], "x")
     assert result.refused and result.message == NO_CONFIRM
 
@@ -158,8 +161,8 @@ async def test_delete_asks_with_kind_delete(env: EditEnv) -> None:
         kinds.append(request.kind)
         return "apply"
 
-    env.ctx.auto_apply = False
-    env.ctx.confirm = confirm  # type: ignore[assignment]
+    env.ctx.grants.set_auto_apply(False)
+    env.ctx = env.ctx.replace(confirm=confirm)  # type: ignore[assignment]
     result = await EditEngine(env.ctx).apply([change(env, "a.txt", None)], "remove")
     assert result.applied and kinds == ["delete"]
     assert not (env.root / "a.txt").exists()

@@ -91,7 +91,7 @@ def test_kill_during_temp_write(tmp_path: Path, attempt: int) -> None:
     indexer = Indexer(root, Config(), store)
     indexer.index()
     ctx = build_context(root, Config(), store, indexer.update_paths, session_id="s1")
-    ctx.auto_apply = True
+    ctx.grants.set_auto_apply(True)
     for step in range(2):  # real edits the kill must not make un-undoable
         text = (root / "notes.txt").read_text()
         change = FileChange("notes.txt", text, text + f"added {step}\n")

@@ -133,6 +133,11 @@ def _perturb(
     return old_lines, new_lines, used
 
 
+def _verbatim_elsewhere(lines: list[str], old: list[str], start: int) -> bool:
+    size = len(old)
+    return any(lines[i : i + size] == old for i in range(len(lines) - size + 1) if i != start)
+
+
 def _common(lines: list[str]) -> int:
     widths = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
     return min(widths) if widths else 0
@@ -144,6 +149,11 @@ def _replace_case(data: st.DataObject) -> str:
     old = [(lines[i], i - start) for i in range(start, end)]
     old_lines, new_lines, _used = _perturb(data, old, new)
     eol = "\r\n" if data.draw(st.booleans()) else "\n"
+    if _verbatim_elsewhere(lines, old_lines, start):
+        # The perturbed ``old`` is, word for word, another place of the file (``    }\n}``
+        # shifted from ``        }\n    }``): an exact match is what the model wrote, and the
+        # tool rightly takes it. Not a sloppy copy of the intended place any more.
+        return "verbatim-elsewhere"
     try:
         result = find_and_replace(lines, eol.join(old_lines), eol.join(new_lines))
     except MatchError:
@@ -223,6 +233,7 @@ def _census(case: object, examples: int) -> Counter[str]:
 def test_sloppy_replace_gives_the_intended_file_or_a_refusal() -> None:
     counts = _census(_replace_case, 400)
     print(f"\nsloppy replace over {len(SOURCES)} files: {dict(counts)}")
+    counts.pop("verbatim-elsewhere", None)
     assert counts["differ"] == 0
     assert counts["apply"] > counts["refuse"]
 

@@ -189,7 +189,10 @@ async def test_cancel_while_text_streams_ends_at_once_and_hangs_up(
     events = await run_until(client, lambda e: isinstance(e, TextDelta), asyncio.Event())
     end = failed(events)
     assert end.error.kind == "cancelled" and not end.error.retryable
-    assert end.partial is not None and end.partial.text == "w"
+    # What had arrived when the first delta was seen: one chunk, or a few read together on a
+    # loaded machine — never the 100 the server would go on to send (5 s of them).
+    assert end.partial is not None and 1 <= len(end.partial.text) <= 10
+    assert set(end.partial.text) == {"w"}
     assert await wait_for(model_server.disconnected.is_set, 2.0)
 
 

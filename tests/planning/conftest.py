@@ -6,6 +6,7 @@ collected when only this folder runs)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,11 +14,15 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config
+from ipuaro.domain.edits import Reindex
 from ipuaro.domain.plan import Action, Plan, PlanRecord, PlanStep, ProposedChanges
+from ipuaro.edits.engine import EditEngine, EditResult
 from ipuaro.index.indexer import Indexer
 from ipuaro.planning.actions import file_sha256
+from ipuaro.planning.apply import PreparedApply
 from ipuaro.security.paths import PathPolicy
 from ipuaro.store.sqlite import SqliteStore
+from ipuaro.tools.context import build_context
 
 FILES = {
     "src/app.py": "def main():\n    return 1\n",
@@ -100,3 +105,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "realmodel" in item.keywords and "tests/planning/" in item.nodeid:
             item.add_marker(skip)
+
+
+def write_plan(
+    prepared: PreparedApply,
+    store: SqliteStore,
+    reindex: Reindex,
+    description: str,
+    *,
+    limit: int = 10,
+    session: str = "s1",
+) -> EditResult:
+    """Write a prepared plan as plan apply does, through the edit engine (the one write path),
+    the user having said yes (``auto_apply``)."""
+    config = Config()
+    config.undo.stack_size = limit
+    ctx = build_context(prepared.root, config, store, reindex, session_id=session, auto_apply=True)
+    return asyncio.run(EditEngine(ctx).commit(prepared.changeset(description)))

@@ -328,13 +328,12 @@ def test_folders_the_plan_needs_are_listed(proj: Project, tmp_path: Path) -> Non
 
 def test_a_store_that_fails_before_the_writes_leaves_every_file(proj: Project) -> None:
     """The undo history is stored first; when it cannot be, nothing is written."""
-    from ipuaro.planning.apply import commit
+    from tests.planning.conftest import write_plan
 
     prepared = prepare(record([Action("CREATE_FILE", "new/a.txt", "a")]), proj.paths, proj.store)
     before = proj.snapshot()
     proj.store.close()  # the store is gone (a deleted or unreachable database)
-    done = commit(prepared, proj.store, "s1", lambda changed, deleted: None, 10, "add a")
-    assert not done.ok and done.message.startswith(
-        "nothing was applied: the undo history could not be stored"
-    )
+    done = write_plan(prepared, proj.store, lambda changed, deleted: None, "add a")
+    assert not done.applied and done.status == "failed"
+    assert done.message.startswith("nothing was applied: the undo history could not be stored")
     assert proj.snapshot() == before and not (proj.root / "new").exists()

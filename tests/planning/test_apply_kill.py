@@ -1,4 +1,5 @@
-"""SIGKILL at the worst moments of applying a plan, in a real process: after the first file
+"""SIGKILL at the worst moments of applying a plan through the edit engine (the one write path),
+in a real process: after the first file
 was renamed into place and before the last (the change is torn on disk), and before any
 rename. Opening the project again leaves every file of the change all new or all old, and one
 undo still restores every file byte for byte."""
@@ -26,14 +27,16 @@ BIG = 4 * 1024 * 1024
 """Bytes of the big file: writing and fsyncing it keeps the window between renames open."""
 
 APPLY_SCRIPT = """
-import json, sys
+import asyncio, json, sys
 from pathlib import Path
 from ipuaro.config.schema import Config
 from ipuaro.domain.plan import Action, Plan, PlanRecord, ProposedChanges
 from ipuaro.index.indexer import Indexer
 from ipuaro.planning import actions as checks
 from ipuaro.planning.actions import file_sha256
-from ipuaro.planning.apply import commit, prepare
+from ipuaro.edits.engine import EditEngine
+from ipuaro.planning.apply import prepare
+from ipuaro.tools.context import build_context
 # The one big file keeps the window between renames open; the 1 MB per-file limit of a plan is
 # not what this test is about.
 checks.MAX_FILE_CONTENT_BYTES = 8 * 1024 * 1024
@@ -56,8 +59,9 @@ plan = Plan(mode="fix-plan", summary="three files", proposed_changes=changes)
 record = PlanRecord(plan, "r", "s1", read)
 prepared = prepare(record, PathPolicy(root, []), store)
 print("ready", flush=True)
-done = commit(prepared, store, "s1", indexer.update_paths, 10, "plan: three files")
-print("finished", done.ok, flush=True)
+ctx = build_context(root, Config(), store, indexer.update_paths, session_id="s1", auto_apply=True)
+done = asyncio.run(EditEngine(ctx).commit(prepared.changeset("plan: three files")))
+print("finished", done.applied, flush=True)
 """
 
 OLD = {"small.txt": b"small, old\n", "big.txt": b"big, old\n", "other.txt": b"other, old\n"}

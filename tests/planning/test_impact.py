@@ -190,7 +190,7 @@ def test_an_applied_plan_gets_the_after_edit_check_too(shop: Project) -> None:
     change broke after it: the callers a rename left behind, then a brace a plan dropped."""
     from ipuaro.config.schema import Config
     from ipuaro.index.indexer import Indexer
-    from ipuaro.planning.apply import commit
+    from tests.planning.conftest import write_plan
 
     indexer = Indexer(shop.root, Config(), shop.store)
     text = (shop.root / "src/pricing.ts").read_text()
@@ -198,14 +198,14 @@ def test_an_applied_plan_gets_the_after_edit_check_too(shop: Project) -> None:
     plan = record(
         [Action("UPDATE_FILE", "src/pricing.ts", renamed)], read=shop.read("src/pricing.ts")
     )
-    committed = commit(
-        prepare(plan, shop.paths, shop.store), shop.store, "s1", indexer.update_paths, 50, "p1"
+    committed = write_plan(
+        prepare(plan, shop.paths, shop.store), shop.store, indexer.update_paths, "p1", limit=50
     )
-    assert committed.ok and committed.check is not None
+    assert committed.applied and committed.check is not None
     (item,) = committed.check.may_break
     assert item.symbol == "applyDiscount"
     assert {u.path for u in item.uses} == {"src/cart.ts", "src/checkout.ts"}
-    assert "may break: `applyDiscount` (removed from src/pricing.ts)" in committed.reindex_note
+    assert "may break: `applyDiscount` (removed from src/pricing.ts)" in committed.notes
 
     broken = renamed.replace(
         "  close(): number { return 0; }\n}\n", "  close(): number { return 0; }\n"
@@ -213,9 +213,9 @@ def test_an_applied_plan_gets_the_after_edit_check_too(shop: Project) -> None:
     plan = record(
         [Action("UPDATE_FILE", "src/pricing.ts", broken)], read=shop.read("src/pricing.ts")
     )
-    committed = commit(
-        prepare(plan, shop.paths, shop.store), shop.store, "s1", indexer.update_paths, 50, "p2"
+    committed = write_plan(
+        prepare(plan, shop.paths, shop.store), shop.store, indexer.update_paths, "p2", limit=50
     )
-    assert committed.ok and committed.check is not None
+    assert committed.applied and committed.check is not None
     assert [(p.line, p.kind) for p in committed.check.syntax] == [(7, "missing")]
-    assert "new syntax error at src/pricing.ts:7:" in committed.reindex_note
+    assert "new syntax error at src/pricing.ts:7:" in committed.notes

@@ -6,22 +6,20 @@ first index and a question answered after a tool call on a real function."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ipuaro.config.loader import load_config
 from ipuaro.store.factory import open_store
-from tests.realprojects.conftest import REPO, RealProject, git, lane_env
-from tests.tui.test_tui_tmux import Tmux, free_port
+from tests.realprojects.conftest import RealProject, git, lane_env
+from tests.support.processes import StartStub
+from tests.support.terminal import Tmux
 
 pytestmark = [pytest.mark.realprojects, pytest.mark.tmux]
 
@@ -43,44 +41,6 @@ SCRIPT = {
 WIDE = 60
 """Files the branch changes: more than the 48 from which the index parses in the pool."""
 REINDEXED = re.compile(r"indexed 2\d\d files · \d+ parsed · [1-9][\d,]* unchanged")
-
-
-STUB = (sys.executable, "-m", "tests.stubs.model_server")
-
-
-StartStub = Callable[[dict[str, Any]], str]
-
-
-@pytest.fixture
-def start_stub(tmp_path: Path) -> Iterator[StartStub]:
-    """``start_stub(script)``: the stub model server as its own process, playing ``script``."""
-    processes: list[subprocess.Popen[str]] = []
-
-    def start(script: dict[str, Any]) -> str:
-        path = tmp_path / f"script-{len(processes)}.json"
-        path.write_text(json.dumps(script), encoding="utf-8")
-        port = free_port()
-        process = subprocess.Popen(
-            [*STUB, "--port", str(port), "--script", str(path)],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        processes.append(process)
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "listening" in line, line
-        return f"http://127.0.0.1:{port}"
-
-    try:
-        yield start
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=10)
-            if process.stdout is not None:
-                process.stdout.close()
 
 
 @pytest.fixture

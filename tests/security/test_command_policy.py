@@ -42,17 +42,18 @@ def test_unknown_commands_are_refused_when_asking_is_off(project: Path) -> None:
 
 def test_allow_always_only_removes_the_unknown_question(policy: CommandPolicy) -> None:
     assert policy.decide("rm build.log").verdict == "ask"
-    policy.allow_always("rm")
-    assert policy.decide("rm build.log").verdict == "allow"
-    assert policy.decide("rm -rf build").verdict == "deny"  # deny rules stay
-    assert policy.decide("rm .env").verdict == "deny"  # protected paths stay
-    assert policy.decide("cat .env").verdict == "ask"  # other questions stay
+    granted = frozenset({policy.grantable("rm")})
+    assert policy.decide("rm build.log", granted=granted).verdict == "allow"
+    assert policy.decide("rm build.log").verdict == "ask"  # the policy itself keeps no grant
+    assert policy.decide("rm -rf build", granted=granted).verdict == "deny"  # deny rules stay
+    assert policy.decide("rm .env", granted=granted).verdict == "deny"  # protected paths stay
+    assert policy.decide("cat .env", granted=granted).verdict == "ask"  # other questions stay
 
 
 @pytest.mark.parametrize("name", ["sudo", "chmod", "", "rm -rf", "a;b", "x/y", "$(id)"])
 def test_allow_always_refuses_bad_or_blacklisted_names(policy: CommandPolicy, name: str) -> None:
     with pytest.raises(ValueError, match=r"plain command name|blacklist"):
-        policy.allow_always(name)
+        policy.grantable(name)
 
 
 async def test_headless_refuses_what_needs_a_person(policy: CommandPolicy) -> None:
@@ -149,13 +150,15 @@ def test_decision_names_the_unknown_commands(policy: CommandPolicy) -> None:
     decision = policy.decide("FOO=1 timeout 5 cargo build && make -j2 && ls")
     assert decision.verdict == "ask"
     assert decision.unknown == ["cargo"]  # no Makefile: `make` runs nothing
-    for name in decision.unknown:  # what the UI's "always allow" does
-        policy.allow_always(name)
-    assert policy.decide("FOO=1 timeout 5 cargo build && make -j2 && ls").verdict == "allow"
+    granted = frozenset(policy.grantable(name) for name in decision.unknown)  # "always allow"
+    command = "FOO=1 timeout 5 cargo build && make -j2 && ls"
+    assert policy.decide(command, granted=granted).verdict == "allow"
 
 
 def test_only_package_runners_vouch_for_what_they_wrap(policy: CommandPolicy) -> None:
-    policy.allow_always("timeout")
-    assert policy.decide("timeout 5 cargo build").verdict == "ask"  # timeout is no blank cheque
+    granted = frozenset({policy.grantable("timeout")})
+    assert (
+        policy.decide("timeout 5 cargo build", granted=granted).verdict == "ask"
+    )  # timeout is no blank cheque
     assert policy.decide("npx some-tool --fix").verdict == "allow"  # npx is whitelisted
     assert policy.decide("npx rimraf ../outside").verdict == "deny"

@@ -162,7 +162,7 @@ async def test_edit_file_markers_merge(project: Project) -> None:
 
 async def test_edit_file_falls_back_to_the_planner(project: Project) -> None:
     planner = ScriptedPlanner([LineEdit(2, 2, "  return (a + b) | 0;")])
-    project.ctx.planner = planner
+    project.ctx = project.ctx.replace(planner=planner)
     result = await project.ok(
         "edit_file",
         target_file="src/utils/math.ts",
@@ -177,7 +177,9 @@ async def test_edit_file_falls_back_to_the_planner(project: Project) -> None:
 
 
 async def test_edit_file_planner_with_overlapping_plan_is_refused(project: Project) -> None:
-    project.ctx.planner = ScriptedPlanner([LineEdit(1, 3, "a"), LineEdit(2, 4, "b")])
+    project.ctx = project.ctx.replace(
+        planner=ScriptedPlanner([LineEdit(1, 3, "a"), LineEdit(2, 4, "b")])
+    )
     before = (project.root / "src/utils/math.ts").read_bytes()
     result = await project.call(
         "edit_file", target_file="src/utils/math.ts", instructions="x", code_edit="nowhere();"
@@ -229,7 +231,7 @@ async def test_delete_file_then_undo(project: Project) -> None:
 
 
 async def test_edit_needs_confirmation_in_headless_mode(project: Project) -> None:
-    project.ctx.auto_apply = False
+    project.ctx.grants.set_auto_apply(False)
     result = await project.call("create_file", path="x.txt", content="x")
     assert not result.success and result.details and result.details["refused"]
     assert not (project.root / "x.txt").exists()

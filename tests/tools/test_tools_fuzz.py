@@ -22,8 +22,10 @@ from .fuzz_arguments import EXAMPLES, FAMILIES, calls, materialise, named_in
 def fuzz_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project]:
     monkeypatch = pytest.MonkeyPatch()
     made = make_project(tmp_path_factory.mktemp("fuzz"), monkeypatch)
-    made.ctx.auto_apply = False  # nobody confirms: edits and commands are refused, not made
-    made.ctx.confirm = None
+    made.ctx.grants.set_auto_apply(
+        False
+    )  # nobody confirms: edits and commands are refused, not made
+    made.ctx = made.ctx.replace(confirm=None)
     yield made
     made.store.close()
     monkeypatch.undo()

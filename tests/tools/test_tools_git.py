@@ -53,14 +53,14 @@ async def test_git_commit_files_and_refusals(project: Project) -> None:
 
 
 async def test_git_commit_needs_confirmation_when_not_auto(project: Project) -> None:
-    project.ctx.auto_apply = False
+    project.ctx.grants.set_auto_apply(False)
     asked: list[ConfirmRequest] = []
 
     async def reject(request: ConfirmRequest) -> str:
         asked.append(request)
         return "reject"
 
-    project.ctx.confirm = reject  # type: ignore[assignment]
+    project.ctx = project.ctx.replace(confirm=reject)  # type: ignore[assignment]
     (project.root / "README.md").write_text("updated\n")
     result = await project.call("git_commit", message="m", files=["README.md"])
     assert not result.success and result.details and result.details["refused"]
@@ -80,3 +80,31 @@ async def test_git_tools_outside_a_repository(project: Project, tmp_path: Path) 
     shutil.rmtree(project.root / ".git")
     result = await project.call("git_status")
     assert not result.success and "not a git repository" in (result.error or "")
+
+
+async def test_git_commit_in_a_monorepo_subfolder_never_takes_what_is_staged_elsewhere(
+    project: Project,
+) -> None:
+    """The project is one folder of a larger repository: a bare commit (what is staged) must not
+    carry files staged outside the project; a commit of named files still works."""
+    import shutil
+
+    shutil.rmtree(project.root / ".git")
+    mono = project.root.parent
+    (mono / "other_service.txt").write_text("someone else's change\n")
+    git(mono, "init", "-q", "-b", "main")
+    git(mono, "add", "other_service.txt", project.root.name)
+    git(mono, "commit", "-q", "-m", "monorepo")
+    (mono / "other_service.txt").write_text("staged elsewhere\n")
+    (project.root / "README.md").write_text("updated\n")
+    git(mono, "add", "other_service.txt", f"{project.root.name}/README.md")
+
+    bare = await project.call("git_commit", message="just the readme")
+    assert not bare.success and "other_service.txt" in (bare.error or "")
+    assert git(mono, "log", "--format=%s", "-n", "1").strip() == "monorepo"
+
+    named = await project.ok("git_commit", message="readme", files=["README.md"])
+    assert "Committed" in named.data
+    shown = git(mono, "show", "--name-only", "--format=", "HEAD").split()
+    assert shown == [f"{project.root.name}/README.md"]
+    assert "other_service.txt" in git(mono, "diff", "--cached", "--name-only")

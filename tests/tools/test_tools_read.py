@@ -69,7 +69,7 @@ async def test_get_lines_of_a_secret_asks_and_headless_refuses(project: Project)
         asked.append(request)
         return ConfirmDecision("apply")
 
-    project.ctx.confirm = allow
+    project.ctx = project.ctx.replace(confirm=allow)
     allowed = await project.ok("get_lines", path=".env")
     assert "API_KEY" in allowed.data and asked[0].kind == "read_secret"
 

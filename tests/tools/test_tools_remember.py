@@ -21,7 +21,7 @@ def recorder(project: Project, verdict: str) -> list[Any]:
             return PatchReport(source, check)
         return PatchReport(source, check, applied=verdict == "apply", declined=verdict != "apply")
 
-    project.ctx.remember = remember
+    project.ctx = project.ctx.replace(remember=remember)
     return seen
 
 

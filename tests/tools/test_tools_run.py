@@ -34,7 +34,7 @@ async def test_unknown_command_asks_and_always_allows(project: Project) -> None:
         asked.append(request)
         return ConfirmDecision("always")
 
-    project.ctx.confirm = always
+    project.ctx = project.ctx.replace(confirm=always)
     first = await project.call("run_command", command="perl -v")
     assert first.success, first.error
     assert "This is perl" in (first.data or "")
@@ -108,7 +108,7 @@ def test_detection_table(project: Project) -> None:
 async def test_headless_flag_lets_asked_commands_run_but_never_denied_ones(
     project: Project,
 ) -> None:
-    project.ctx.headless_allow_commands = True
+    project.ctx = project.ctx.replace(headless_allow_commands=True)
     asked = await project.ok("run_command", command="perl -v")
     assert "This is perl" in asked.data
     denied = await project.call("run_command", command="sudo ls")
@@ -136,7 +136,7 @@ async def test_a_hostile_remembered_test_command_still_meets_the_policy(project:
         asked.append(request)
         return ConfirmDecision("reject")
 
-    project.ctx.confirm = refuse
+    project.ctx = project.ctx.replace(confirm=refuse)
     refused = await project.call("run_tests")
     assert not refused.success and refused.refused
     assert [r.command for r in asked] == ["exfiltrate-tool --all"]
@@ -166,7 +166,7 @@ async def test_a_command_past_its_timeout_is_killed_with_its_group_and_says_so(
     project: Project,
 ) -> None:
     project.ctx.config.commands.timeout = 1
-    project.ctx.headless_allow_commands = True
+    project.ctx = project.ctx.replace(headless_allow_commands=True)
     result = await project.call("run_command", command="sleep 120 & echo bg $!; wait")
     assert not result.success
     text = result.error or ""

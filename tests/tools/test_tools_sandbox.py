@@ -25,7 +25,7 @@ from ipuaro.security.commands import CommandPolicy
 from ipuaro.security.runner import run_shell
 from ipuaro.security.sandbox import SandboxProfile, engine
 from ipuaro.store.sqlite import SqliteStore
-from ipuaro.tools.base import ConfirmDecision, ConfirmRequest
+from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, ToolContext
 from ipuaro.tools.context import build_context
 from ipuaro.tools.registry import ToolRegistry
 
@@ -164,7 +164,7 @@ def test_the_policy_alone_never_just_runs_them(world: Path) -> None:
     assert len(denied) >= 8, denied  # the rest ask
 
 
-def registry_context(world: Path, profile: str) -> tuple[ToolRegistry, object, SqliteStore]:
+def registry_context(world: Path, profile: str) -> tuple[ToolRegistry, ToolContext, SqliteStore]:
     config = Config(sandbox=SandboxConfig(profile=profile))  # type: ignore[arg-type]
     store = SqliteStore(world / "data" / "store.db", "tests-sandbox")
     ctx = build_context(world / "proj", config, store, lambda c, d: None, session_id="s")
@@ -194,7 +194,7 @@ async def test_what_the_policy_allows_the_sandbox_still_confines(world: Path) ->
     policy = CommandPolicy.from_config(world / "proj", Config())
     assert [policy.decide(c).verdict for c in POLICY_BLIND] == ["allow", "allow", "ask"]
     registry, ctx, store = registry_context(world, "workspace")
-    ctx.headless_allow_commands = True  # type: ignore[attr-defined]
+    ctx = ctx.replace(headless_allow_commands=True)
     before = outside_canaries(world)
     try:
         for command in POLICY_BLIND:
@@ -218,7 +218,7 @@ async def test_an_approving_user_still_cannot_let_a_command_escape(world: Path) 
         asked.append(request.title)
         return ConfirmDecision("yes")
 
-    ctx.confirm = yes  # type: ignore[attr-defined]
+    ctx = ctx.replace(confirm=yes)
     before = outside_canaries(world)
     told = 0
     try:
@@ -259,8 +259,10 @@ def test_without_an_engine_commands_that_may_write_are_asked_about(
         assert reads.success, reads.error  # known read-only: runs without a question
         writes = await registry.call("run_command", {"command": "echo x >> notes.txt"}, ctx, "c")
         assert not writes.success and "no sandbox engine" in (writes.error or "")
-        ctx.confirm = yes  # type: ignore[attr-defined]
-        approved = await registry.call("run_command", {"command": "echo x >> notes.txt"}, ctx, "c")
+        asking = ctx.replace(confirm=yes)
+        approved = await registry.call(
+            "run_command", {"command": "echo x >> notes.txt"}, asking, "c"
+        )
         assert approved.success and asked and "no sandbox engine" in asked[0]
 
     try:
@@ -280,7 +282,7 @@ async def test_a_command_that_needs_the_network_asks_for_it(world: Path) -> None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     registry, ctx, store = registry_context(world, "workspace")
-    ctx.commands.allow_always("curl")  # type: ignore[attr-defined]
+    ctx.grants.grant_command(ctx.commands.grantable("curl"))
     titles: list[str] = []
 
     async def answer(request: ConfirmRequest) -> ConfirmDecision:
@@ -290,7 +292,7 @@ async def test_a_command_that_needs_the_network_asks_for_it(world: Path) -> None
     try:
         offline = await registry.call("run_command", {"command": f"curl -s {url}"}, ctx, "c")
         assert not offline.success and "needs the network" in (offline.error or "")
-        ctx.confirm = answer  # type: ignore[attr-defined]
+        ctx = ctx.replace(confirm=answer)
         online = await registry.call("run_command", {"command": f"curl -s -o /dev/null {url}"},
                                      ctx, "c")  # fmt: skip
         assert online.success, online.error
@@ -350,8 +352,8 @@ async def test_the_issue_chain_plant_with_node_then_git_tools_steals_nothing(
     async def yes(request: ConfirmRequest) -> ConfirmDecision:
         return ConfirmDecision("yes")
 
-    ctx.confirm = yes  # type: ignore[attr-defined]
-    ctx.auto_apply = True  # type: ignore[attr-defined]
+    ctx = ctx.replace(confirm=yes)
+    ctx.grants.set_auto_apply(True)
     before = outside_canaries(world)
     shown: list[str] = []
     try:

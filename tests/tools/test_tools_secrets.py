@@ -23,7 +23,9 @@ async def test_commands_run_without_api_keys(
     monkeypatch.setenv("MY_LLM", "custom-SECRET-4")
     monkeypatch.setenv("IPUARO_VISIBLE", "visible-5")
     project.ctx.config.llm.api_key_env = "MY_LLM"
-    project.ctx.headless_allow_commands = True  # the user allowed every question up front
+    project.ctx = project.ctx.replace(
+        headless_allow_commands=True
+    )  # the user allowed every question up front
     result = await project.call(
         "run_command",
         command="echo $OPENAI_API_KEY $ANTHROPIC_API_KEY $GITHUB_TOKEN $MY_LLM; "
@@ -51,7 +53,7 @@ async def test_git_diff_hides_changed_secret_files(project: Project) -> None:
     assert "Secret files changed, contents hidden" in whole.data and ".env" in whole.data
     assert project.data(whole)["hiddenSecrets"] == [".env"]
     assert "hunter2" not in str(whole.details)
-    project.ctx.allowed_secrets.add(".env")
+    project.ctx.grants.grant_secret(".env")
     allowed = await project.ok("git_diff")
     assert "+API_KEY=hunter2" in allowed.data
 
@@ -75,7 +77,7 @@ async def test_git_diff_of_one_secret_file_asks(project: Project) -> None:
         asked.append(request)
         return ConfirmDecision("once")
 
-    project.ctx.confirm = allow
+    project.ctx = project.ctx.replace(confirm=allow)
     shown = await project.ok("git_diff", path=".env")
     assert asked and asked[0].kind == "read_secret"
     assert "+API_KEY=hunter2" in shown.data
@@ -94,7 +96,7 @@ async def test_edit_tools_need_the_secret_allowance(project: Project) -> None:
         assert "secret file" in (result.error or ""), tool
         assert "SECRETTOKEN" not in (result.error or "") + str(result.details), tool
     assert (project.root / ".npmrc").read_text() == NPMRC
-    project.ctx.allowed_secrets.add(".npmrc")
+    project.ctx.grants.grant_secret(".npmrc")
     await project.ok("replace", path=".npmrc", old="always-auth=true", new="always-auth=false")
     assert "always-auth=false" in (project.root / ".npmrc").read_text()
 
@@ -112,12 +114,12 @@ async def test_read_disk_allowed_asks_the_user(project: Project) -> None:
         asked.append(request.title)
         return ConfirmDecision("reject" if len(asked) == 1 else "always")
 
-    project.ctx.confirm = answer
+    project.ctx = project.ctx.replace(confirm=answer)
     with pytest.raises(Exception, match="did not allow"):
         await read_disk_allowed(project.ctx, ".pypirc")
     disk = await read_disk_allowed(project.ctx, ".pypirc")
     assert disk.text is not None and "pypi-SECRET" in disk.text
-    assert ".pypirc" in project.ctx.allowed_secrets and len(asked) == 2
+    assert project.ctx.grants.allows_secret(".pypirc") and len(asked) == 2
     assert (await read_disk_allowed(project.ctx, ".pypirc")).text == disk.text
     assert len(asked) == 2  # "always" is remembered for the session
 
@@ -130,7 +132,7 @@ async def test_editing_a_secret_file_asks_through_the_tool(project: Project) -> 
         kinds.append(request.kind)
         return ConfirmDecision("apply")
 
-    project.ctx.confirm = answer
+    project.ctx = project.ctx.replace(confirm=answer)
     await project.ok("replace", path=".npmrc", old="always-auth=true", new="always-auth=false")
     assert kinds and kinds[0] == "read_secret"
     assert "always-auth=false" in (project.root / ".npmrc").read_text()

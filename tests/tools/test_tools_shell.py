@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(not available(), reason="needs bash and Linux /p
 
 @pytest.fixture
 async def shelled(project: Project) -> AsyncIterator[Project]:
-    project.ctx.shell = ShellHost()
-    project.ctx.headless_allow_commands = True
+    project.ctx = project.ctx.replace(shell=ShellHost())
+    project.ctx = project.ctx.replace(headless_allow_commands=True)
     try:
         yield project
     finally:
@@ -71,7 +71,7 @@ async def test_output_reaches_the_progress_sink_while_running(shelled: Project) 
         seen.append(text)
         (shelled.root / "go").touch()
 
-    shelled.ctx.progress = progress
+    shelled.ctx = shelled.ctx.replace(progress=progress)
     command = "echo one; while [ ! -e go ]; do sleep 0.02; done; echo two"
     done = await shelled.ok("run_command", command=command)
     assert "one\ntwo" in done.data
@@ -81,7 +81,7 @@ async def test_output_reaches_the_progress_sink_while_running(shelled: Project) 
 
 async def test_a_new_session_gets_a_new_shell(shelled: Project) -> None:
     await shelled.ok("run_command", command="cd src")
-    shelled.ctx.session_id = "another"
+    shelled.ctx = shelled.ctx.replace(session_id="another")
     fresh = await shelled.ok("run_command", command="pwd")
     assert f"\n{shelled.root}\n" in fresh.data and FIRST_NOTE in fresh.data
 

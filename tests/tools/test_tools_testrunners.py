@@ -55,7 +55,7 @@ def make_env(tmp_path: Path, files: dict[str, str]) -> Env:
     ctx = build_context(
         root, config, store, lambda c, d: indexer.update_paths(c, d), session_id="s"
     )
-    ctx.headless_allow_commands = True
+    ctx = ctx.replace(headless_allow_commands=True)
     return Env(root, store, ctx)
 
 

@@ -272,3 +272,44 @@ async def test_an_edit_that_breaks_the_syntax_shows_the_check_under_it(
             "new syntax error at src/auth/login.ts:14:"
             in tool_outputs(stub.chat_requests()[-1])[-1]
         )
+
+
+async def test_a_answers_always_for_the_rest_of_the_session_only(
+    make_app: MakeApp, stub: ModelStubServer, project: Path
+) -> None:
+    """``A`` on an edit applies it and every later edit of the session unasked (a grant);
+    a new session asks again."""
+    token_old = '  return token.startsWith("token-");'
+    token_new = '  return token.startsWith("token-") && token.length > 6;'
+    play(
+        stub,
+        reply("", REPLACE),
+        reply(
+            "",
+            ("replace", {"path": "src/auth/token.ts", "old": token_old, "new": token_new}),
+        ),
+        reply("Both done."),
+        reply("", ("create_file", {"path": "src/auth/index.ts", "content": INDEX})),
+        reply("Asked again."),
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await submit(pilot, "add a check and tighten tokens")
+        await wait_for_panel(pilot)
+        await pilot.press("a")
+        await until(pilot, lambda: "Both done." in chat_text(app))
+        assert "✓ applied (always)" in chat_text(app)
+        assert "[auto-apply]" in str(app.status.render())
+        assert len(app.query(ConfirmPanel)) == 1, "the second edit was not asked about"
+        assert "token.length > 6" in (project / "src" / "auth" / "token.ts").read_text("utf-8")
+        assert 'throw new AuthError("bad")' in login(project)
+        await submit(pilot, "/sessions new")
+        await settle(pilot)
+        assert "[auto-apply]" not in str(app.status.render())
+        await submit(pilot, "add an index")
+        await wait_for_panel(pilot)  # a new session starts without the grant
+        assert not (project / "src" / "auth" / "index.ts").exists()
+        await pilot.press("y")
+        await until(pilot, lambda: "Asked again." in chat_text(app))
+    assert (project / "src" / "auth" / "index.ts").exists()

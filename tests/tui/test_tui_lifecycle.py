@@ -1,6 +1,7 @@
 """The workspace's lifecycle seen through the real TUI (Pilot): ``/model`` swaps the model
 alone — the start-up re-index it interrupts keeps writing through the same store, and the
-persistent shell keeps its directory and variables."""
+persistent shell keeps its directory and variables; typed while the agent answers, it waits
+for the answer (which keeps its model) and then switches."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from ipuaro.core.events import Event, IndexFinished, IndexProgress
 from ipuaro.security.persistent_shell import available
 from ipuaro.tui.widgets.toolline import ToolLine
-from tests.stubs.model_server import ModelStubServer, StubModel
+from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel
 from tests.tui.conftest import (
     TIMEOUT,
     MakeApp,
@@ -147,3 +148,30 @@ async def test_a_new_session_waits_while_the_plans_apply_waits_for_its_confirmat
         assert not workspace.busy
         assert workspace.session_id == session_id
     assert not (project / "CHANGES.md").exists()
+
+
+async def test_model_typed_while_the_agent_answers_switches_after_the_answer(
+    make_app: MakeApp, stub: ModelStubServer
+) -> None:
+    stub.models.append(StubModel("llama3.1:8b", context_length=16384))
+    play(
+        stub,
+        ScriptedReply(text="a slow answer in many words", chunks=5, chunk_delay=0.3),
+        reply("from llama"),
+    )
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        old = app.workspace.model if app.workspace is not None else ""
+        await submit(pilot, "explain slowly")
+        await until(pilot, lambda: "a slow" in chat_text(app))
+        await submit(pilot, "/model llama3.1:8b")
+        await until(pilot, lambda: "switching once the agent has answered" in chat_text(app))
+        await until(pilot, lambda: "model llama3.1:8b · context window" in chat_text(app))
+        await settle(pilot)
+        assert "a slow answer in many words" in chat_text(app)
+        await submit(pilot, "and now?")
+        await settle(pilot)
+        assert "from llama" in chat_text(app)
+    models = [body["model"] for body in stub.chat_requests()]
+    assert models[-2:] == [old, "llama3.1:8b"]

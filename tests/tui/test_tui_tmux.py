@@ -4,20 +4,18 @@ disk, quit with Ctrl+D and find the session saved in the data dir."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ipuaro.config.loader import load_config
 from ipuaro.store.factory import open_store
+from tests.support.processes import StartStub
+from tests.support.terminal import Tmux
 from tests.tui.conftest import copy_project
 
 pytestmark = pytest.mark.tmux
@@ -50,100 +48,9 @@ SCRIPT = {
 }
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-StartStub = Callable[[dict[str, Any]], str]
-
-
-@pytest.fixture
-def start_stub(tmp_path: Path) -> Iterator[StartStub]:
-    """Start the stub model server as its own process, playing ``script``; its URL."""
-    processes: list[subprocess.Popen[str]] = []
-
-    def start(script: dict[str, Any]) -> str:
-        path = tmp_path / f"script-{len(processes)}.json"
-        path.write_text(json.dumps(script), encoding="utf-8")
-        port = free_port()
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.stubs.model_server",
-                "--port",
-                str(port),
-                "--script",
-                str(path),
-            ],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        processes.append(process)
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert "listening" in line, line
-        return f"http://127.0.0.1:{port}"
-
-    try:
-        yield start
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=10)
-            if process.stdout is not None:
-                process.stdout.close()
-
-
 @pytest.fixture
 def stub_process(start_stub: StartStub) -> str:
     return start_stub(SCRIPT)
-
-
-class Tmux:
-    def __init__(self, socket_name: str) -> None:
-        self.socket = socket_name
-
-    def run(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30
-        )
-        return result.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "ipuaro")
-
-    def wait_for(
-        self, check: Callable[[str], bool], what: str, timeout: float = 60, poll: float = 0.05
-    ) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(poll)
-        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "ipuaro", *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", "ipuaro", "-l", text)
-
-    def wait_for_exit(self, timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while "ipuaro" in self.run("list-sessions", "-F", "#{session_name}"):
-            if time.monotonic() > deadline:
-                pytest.fail(self.screen())
-            time.sleep(0.1)
 
 
 @pytest.fixture

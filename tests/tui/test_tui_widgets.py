@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -50,7 +51,7 @@ async def test_multi_file_change_shows_every_file_before_one_decision() -> None:
         panel = app.query_one(ConfirmPanel)
         assert [view.change.path for view in panel.query(DiffView)] == ["src/a.ts", "src/b.ts"]
         labels = [str(button.label) for button in panel.query(Button)]
-        assert labels == ["[Y] Apply", "[N] Reject", "[E] Edit"]
+        assert labels == ["[Y] Apply", "[A] Always", "[N] Reject", "[E] Edit"]
         await pilot.press("e")
         await pilot.pause()
         assert app.edit_requests == [panel] and not panel.decided
@@ -60,6 +61,27 @@ async def test_multi_file_change_shows_every_file_before_one_decision() -> None:
         assert not panel.query(Button)  # decided once, for both files
         await pilot.press("n")
         assert app.future.result() == ConfirmDecision("apply")
+
+
+async def test_a_answers_always_and_says_so() -> None:
+    app = PanelHost(TWO_FILES)
+    async with app.run_test(size=(100, 30)) as pilot:
+        panel = app.query_one(ConfirmPanel)
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.future is not None and app.future.result() == ConfirmDecision("always")
+        verdicts = [str(s.render()) for s in panel.query(".confirm-verdict")]
+        assert verdicts == ["✓ applied (always)"]
+
+
+async def test_a_plans_change_offers_no_always() -> None:
+    app = PanelHost(dataclasses.replace(TWO_FILES, per_file=True))
+    async with app.run_test(size=(100, 30)) as pilot:
+        panel = app.query_one(ConfirmPanel)
+        assert "[A] Always" not in [str(b.label) for b in panel.query(Button)]
+        await pilot.press("a")
+        await pilot.pause()
+        assert not panel.decided
 
 
 async def test_delete_request_offers_delete_or_keep() -> None:
@@ -72,7 +94,11 @@ async def test_delete_request_offers_delete_or_keep() -> None:
     app = PanelHost(request)
     async with app.run_test(size=(100, 30)) as pilot:
         panel = app.query_one(ConfirmPanel)
-        assert [str(b.label) for b in panel.query(Button)] == ["[Y] Delete", "[N] Keep"]
+        assert [str(b.label) for b in panel.query(Button)] == [
+            "[Y] Delete",
+            "[A] Always",
+            "[N] Keep",
+        ]
         (view,) = panel.query(DiffView)
         assert view.diff.status == "deleted"
         await pilot.press("e")  # nothing to edit in a deletion

@@ -90,6 +90,8 @@ async def _model(workspace: Workspace, args: tuple[str, ...]) -> Outcome:
     switch = await workspace.switch_model(args[0])
     if not switch.switched:
         return Outcome(f"still {switch.model}: {switch.error}")
+    if switch.waited_for is not None:
+        return Outcome(f"switched to {switch.model} (after waiting: {switch.waited_for})")
     return Outcome(f"switched to {switch.model}")
 
 

@@ -297,6 +297,8 @@ class IpuaroAcpAgent:
             )
         line = report.line()
         session.outbox.put(update_agent_message_text(f"{line[:1].upper()}{line[1:]}.\n"))
+        for warning in workspace.warnings:  # said once, as the TUI and headless runs say them
+            session.outbox.put(update_agent_message_text(f"Warning: {warning}\n"))
         session.outbox.put(update_available_commands(available_commands(workspace)))
         await session.outbox.flush()
         workspace.start_watching()

@@ -36,6 +36,7 @@ from ipuaro.config.paths import config_dir
 from ipuaro.config.project_keys import filter_project_values, mcp_user_variables
 from ipuaro.config.sane import check_values
 from ipuaro.config.schema import Config, ProjectConfig
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import CONFIG_FILE_LIMIT, RepoFileRefused, read_repo_bytes
 
 __all__ = [
@@ -91,7 +92,7 @@ CONCEPT_KEYS: dict[str, tuple[str, ...]] = {
 """The keys of the concept's ``config/default.json`` (its two ``llm`` objects merged)."""
 
 
-class ConfigError(Exception):
+class ConfigError(IpuaroError):
     """A configuration problem; ``str(error)`` is one line naming the source, key and fix."""
 
 
@@ -194,7 +195,7 @@ def _user_config_dir(environ: Mapping[str, str]) -> Path:
     return Path(override).expanduser() if override else config_dir()
 
 
-class _DuplicateKey(ValueError):
+class _DuplicateKey(IpuaroError, ValueError):
     pass
 
 

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ipuaro.core.replies import Reply, ReplyKind, ReplyTable
+from ipuaro.domain.errors import IpuaroError
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
 
 __all__ = ["Reply", "ReplyKind", "ReplyTable"]
 
-Operation = Callable[["Workspace", tuple[str, ...]], Awaitable[Reply]]
+Operation = Callable[["CommandHost", tuple[str, ...]], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CommandSpec:
     up, and an unpaired quote (``don't``) is just a character."""
 
 
-async def _mcp(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _mcp(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.mcp_status import mcp_command
 
     return await mcp_command(workspace, args)
@@ -94,10 +95,8 @@ def register(spec: CommandSpec) -> None:
     BY_NAME[spec.name] = spec
 
 
-async def _apply(workspace: Workspace, args: tuple[str, ...]) -> Reply:
-    from ipuaro.core.plan_apply import apply_command
-
-    return await apply_command(workspace, args)
+async def _apply(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
+    return await workspace.apply_command(args)
 
 
 register(
@@ -126,7 +125,7 @@ def all_commands(table: CommandTable | None = None) -> list[CommandSpec]:
     return table.all() if table is not None else list(BY_NAME.values())
 
 
-async def run_operation(workspace: Workspace, command: SlashCommand) -> Reply:
+async def run_operation(workspace: CommandHost, command: SlashCommand) -> Reply:
     """Run a registered command's operation (front ends call this for names they lack)."""
     operation = command.spec.operation
     if operation is None:
@@ -148,7 +147,7 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
-class CommandError(ValueError):
+class CommandError(IpuaroError, ValueError):
     """What the user typed is not a command we can run; the message says what to type."""
 
 
@@ -249,13 +248,13 @@ def _raw_shell(stripped: str) -> str | None:
     return rest.strip() if head.lower() == "/shell" else None
 
 
-async def _shell(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _shell(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.conveniences import run_user_command
 
     return await run_user_command(workspace, " ".join(args))
 
 
-async def _compact(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _compact(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.conveniences import compact_now
 
     return await compact_now(workspace, " ".join(args) or None)
@@ -283,7 +282,7 @@ register(
 )
 
 
-async def _rewind(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _rewind(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.rewind import rewind_command
 
     return await rewind_command(workspace, args)
@@ -300,7 +299,7 @@ register(
 )
 
 
-async def _memory(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _memory(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.memory import memory_command
 
     return await memory_command(workspace, args)
@@ -319,13 +318,13 @@ register(
 )
 
 
-async def _verify(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _verify(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.verifying import verify_command
 
     return await verify_command(workspace, args)
 
 
-async def _diff(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def _diff(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.core.verifying import diff_command
 
     return await diff_command(workspace, args)

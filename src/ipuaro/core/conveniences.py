@@ -13,13 +13,12 @@ argument.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from ipuaro.core.replies import Reply
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
 
 NOTE_PREFIX = "I ran `"
 """How the conversation note of a ``!command`` starts (``/rewind`` lists requests only)."""
@@ -42,7 +41,7 @@ def conversation_note(command: str, output: str, ok: bool) -> str:
     return f"{NOTE_PREFIX}{command}` myself{state}. Its output:\n```\n{capped(output)}\n```"
 
 
-async def run_user_command(workspace: Workspace, command: str) -> Reply:
+async def run_user_command(workspace: CommandHost, command: str) -> Reply:
     """Run ``command`` (what followed ``!``) through ``run_command``'s policy and sandbox; the
     reply is its output, and the conversation gets it too (not when the policy refused it).
     It runs as the workspace's task: ``busy`` meanwhile."""
@@ -52,12 +51,12 @@ async def run_user_command(workspace: Workspace, command: str) -> Reply:
     return await workspace.tasks.run("command", f"!{command}", lambda: _run(workspace, command))
 
 
-async def _run(workspace: Workspace, command: str) -> Reply:
+async def _run(workspace: CommandHost, command: str) -> Reply:
     from ipuaro.agent.context.history import user_message
 
     ctx = workspace.ctx
-    ctx.tool_ctx.cancel = asyncio.Event()  # the last request's (maybe set) is not this one's
-    outcome = await ctx.registry.call_outcome("run_command", {"command": command}, ctx.tool_ctx)
+    call = ctx.user_call("run_command")  # its own cancel event: Workspace.abort sets it
+    outcome = await ctx.registry.call_outcome("run_command", {"command": command}, call)
     if outcome.refused:
         return Reply(f"!{command}: {outcome.refusal}", "error")
     output = outcome.content if outcome.success else (outcome.error or outcome.content)
@@ -66,11 +65,13 @@ async def _run(workspace: Workspace, command: str) -> Reply:
     return Reply(f"$ {command}\n{output}", "info" if outcome.success else "error")
 
 
-async def compact_now(workspace: Workspace, focus: str | None) -> Reply:
+async def compact_now(workspace: CommandHost, focus: str | None) -> Reply:
     """``/compact [focus]``: summarise the conversation now (keeping the last exchange), the
     summary favouring ``focus``; a task like a request."""
     agent = workspace.ctx.agent
-    outcome = await workspace.tasks.run("compact", "/compact", lambda: agent.compact(focus))
+    outcome = await workspace.tasks.run(
+        "compact", "/compact", lambda: agent.compact(focus), announce=True
+    )
     if outcome is None:
         return Reply("nothing to compact yet: the conversation is only its last exchange")
     event = outcome.event

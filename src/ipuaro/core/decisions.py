@@ -89,9 +89,15 @@ class ConfirmChange(Question):
     @classmethod
     def of(cls, request: ConfirmRequest) -> ConfirmChange:
         options: tuple[Option, ...]
-        if request.kind in ("edit", "delete"):
-            options = (
+        if request.kind in ("edit", "delete") and request.per_file:
+            options = (  # a plan's change: one decision for it alone
                 Option("apply", "Apply", "y"),
+                Option("reject", "Reject", "n"),
+            )
+        elif request.kind in ("edit", "delete"):
+            options = (  # "always": this and the session's later edits (security.grants)
+                Option("apply", "Apply", "y"),
+                Option("always", "Always (this session)", "a"),
                 Option("reject", "Reject", "n"),
             )
         elif request.kind == "read_secret":

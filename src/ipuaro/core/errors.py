@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
+
 OpenFailure = Literal["unreachable", "store", "session", "model"]
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(IpuaroError):
     """Base: an operation could not be done; the message says what to do."""
 
 

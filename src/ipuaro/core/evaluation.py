@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from ipuaro.core.reports import Finding
 
 if TYPE_CHECKING:
+    from ipuaro.core.ports import CommandHost
     from ipuaro.core.reports import Evaluation
-    from ipuaro.core.workspace import Workspace
     from ipuaro.store.protocol import Store
 
 _PATH = re.compile(
@@ -168,7 +168,7 @@ def critique_prompt(findings: list[Finding]) -> str:
     )
 
 
-def last_answer(workspace: Workspace) -> str | None:
+def last_answer(workspace: CommandHost) -> str | None:
     """The visible text of the newest assistant answer of the session, if any."""
     from ipuaro.core.transcript import visible_text
 
@@ -179,7 +179,7 @@ def last_answer(workspace: Workspace) -> str | None:
     return None
 
 
-async def evaluate_last_answer(workspace: Workspace) -> Evaluation | None:
+async def evaluate_last_answer(workspace: CommandHost) -> Evaluation | None:
     """``/eval``: the evidence for the last answer's citations and the critique request."""
     import asyncio
 

@@ -67,6 +67,8 @@ __all__ = [
     "PlanUpdated",
     "QueueChanged",
     "SessionSwitched",
+    "TaskEnded",
+    "TaskStarted",
     "ToolCallEnd",
     "ToolCallOutput",
     "ToolCallStart",
@@ -182,6 +184,28 @@ class PlanUpdated:
     type: Literal["plan_updated"] = "plan_updated"
 
 
+@dataclass(frozen=True)
+class TaskStarted:
+    """A compaction began: ``/compact`` (a task of its own) or the window filling up within
+    a request (``within="request"``). Other tasks have their own start events."""
+
+    kind: str
+    what: str
+    within: str | None = None
+    type: Literal["task_started"] = "task_started"
+
+
+@dataclass(frozen=True)
+class TaskEnded:
+    """The task ``TaskStarted`` announced ended: ``done``, ``failed`` or ``cancelled``."""
+
+    kind: str
+    what: str
+    outcome: Literal["done", "failed", "cancelled"]
+    within: str | None = None
+    type: Literal["task_ended"] = "task_ended"
+
+
 WorkspaceEvent = (
     IndexProgress
     | IndexFinished
@@ -193,6 +217,8 @@ WorkspaceEvent = (
     | ExtensionWarning
     | PlanContextRound
     | PlanUpdated
+    | TaskStarted
+    | TaskEnded
 )
 Event = AgentEvent | WorkspaceEvent
 Listener = Callable[[Event], None]

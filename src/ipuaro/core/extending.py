@@ -26,7 +26,7 @@ from ipuaro.core.events import AgentEnd, Event, ExtensionWarning
 if TYPE_CHECKING:
     from ipuaro.agent.run.loop import Agent
     from ipuaro.config.schema import Config
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
     from ipuaro.extensions import CustomCommand, Extensions, HookRunner
     from ipuaro.tools.base import Tool
     from ipuaro.tools.registry import ToolRegistry
@@ -156,23 +156,29 @@ class ExtensionHost:
         return end
 
     async def start(
-        self, workspace: Workspace, warnings: list[str], emit: Callable[[Event], None]
+        self,
+        table: CommandTable,
+        session_id: Callable[[], str],
+        model: str,
+        warnings: list[str],
+        emit: Callable[[Event], None],
     ) -> None:
-        """Commands into the slash table, then the ``session_start`` hooks: failures said at
-        start join ``warnings``, later ones arrive as ``ExtensionWarning`` events."""
-        self.register_commands(workspace.commands)
+        """Commands into the workspace's slash ``table``, then the ``session_start`` hooks
+        (``session_id`` says the current session when a hook runs): failures said at start
+        join ``warnings``, later ones arrive as ``ExtensionWarning`` events."""
+        self.register_commands(table)
         warnings.extend(self.warnings)
         if self.runner is not None:
-            self.runner.session_id = lambda: workspace.session_id
+            self.runner.session_id = session_id
             self.runner.report = warnings.append
-            await self.runner.fire("session_start", {"model": workspace.model})
+            await self.runner.fire("session_start", {"model": model})
             self.runner.report = lambda message: emit(ExtensionWarning(message))
 
 
 def _spec(command: CustomCommand) -> CommandSpec:
     name = command.name
 
-    async def operation(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+    async def operation(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
         return workspace.custom_command(name, args)
 
     return CommandSpec(

@@ -17,7 +17,10 @@ from ipuaro.core.events import Event, IndexFinished, IndexProgress, WatcherFaile
 from ipuaro.core.reports import IndexReport
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.config.schema import Config
+    from ipuaro.core.ports import Ask, Emit
+    from ipuaro.core.tasks import TaskRunner
+    from ipuaro.core.wiring import AppContext
     from ipuaro.index.indexer import IndexSummary
 
 PROGRESS_EVERY_S = 0.1
@@ -52,21 +55,34 @@ def throttled(report: Callable[[int, int], None], every: float) -> Callable[[int
 
 
 class IndexKeeper:
-    def __init__(self, workspace: Workspace) -> None:
-        self.workspace = workspace
+    """One workspace's index runs and file watch. It receives what it uses: the services
+    (``services()``: raises once the workspace is closed), the configuration in force, the
+    event bus's ``emit`` and the ``ask`` function."""
+
+    def __init__(
+        self,
+        services: Callable[[], AppContext],
+        config: Callable[[], Config],
+        emit: Emit,
+        ask: Ask,
+        project_name: str,
+    ) -> None:
+        self._services = services
+        self._config = config
+        self._emit = emit
+        self._ask = ask
+        self._project_name = project_name
         self.running = False
         """An index run is in its thread (it still writes through the store)."""
         self._watch_stop: asyncio.Event | None = None
         self._watch_task: asyncio.Task[None] | None = None
-        self._refresh_task: asyncio.Task[IndexReport | None] | None = None
-        """Kept so the running refresh is not garbage-collected."""
         self.watch_ready = threading.Event()
         """Set while the file watch is in place (a change made after this is seen)."""
 
     def _emitter(self) -> Callable[[Event], None]:
         """Emit from any thread: delivered on the loop that is running now."""
         loop = asyncio.get_running_loop()
-        emit = self.workspace._emit
+        emit = self._emit
 
         def send(event: Event) -> None:
             # The loop may have closed while the thread was finishing: nobody is listening.
@@ -76,25 +92,24 @@ class IndexKeeper:
         return send
 
     async def first(self) -> IndexReport | None:
-        workspace = self.workspace
-        ctx = workspace.ctx
+        ctx = self._services()
         count = await asyncio.to_thread(ctx.indexer.count_files)
-        limit = workspace.config.limits.max_files_warning
+        limit = self._config().limits.max_files_warning
         if count > limit:
             folders = ctx.indexer.folder_counts()
-            question = LargeProject.of(workspace.project_name, count, limit, folders)
-            choice = (await workspace._asking.ask(question)).choice
+            question = LargeProject.of(self._project_name, count, limit, folders)
+            choice = (await self._ask(question)).choice
             folder = question.folder(choice)
             if folder is not None:
                 ctx.indexer.limit_to(folder)
                 count = dict(folders)[folder]
             elif choice != "continue":
                 return None
-        workspace._emit(IndexProgress(0, count, background=False))
+        self._emit(IndexProgress(0, count, background=False))
         return await self.run(background=False, every=PROGRESS_EVERY_S)
 
     async def run(self, *, background: bool, every: float = PROGRESS_EVERY_S) -> IndexReport:
-        ctx = self.workspace.ctx
+        ctx = self._services()
         send = self._emitter()
 
         def report(done: int, total: int) -> None:
@@ -113,27 +128,23 @@ class IndexKeeper:
             raise IndexFailed(str(error)) from error
         return report_of(summary)
 
-    def refresh(self) -> asyncio.Task[IndexReport | None]:
-        async def refresh() -> IndexReport | None:
-            emit = self.workspace._emit
-            try:
-                report = await self.run(background=True, every=BACKGROUND_EVERY_S)
-            except IndexFailed as error:
-                emit(IndexFinished(None, False, background=True, error=str(error)))
-                return None
-            emit(IndexFinished(report.line(), report.changed, background=True))
-            return report
-
-        self._refresh_task = asyncio.create_task(refresh())
-        return self._refresh_task
+    async def refresh(self) -> IndexReport | None:
+        """Re-index changed files as a background run: its result (a failure too) goes out
+        as ``IndexFinished``; None when it failed (the old index answers)."""
+        try:
+            report = await self.run(background=True, every=BACKGROUND_EVERY_S)
+        except IndexFailed as error:
+            self._emit(IndexFinished(None, False, background=True, error=str(error)))
+            return None
+        self._emit(IndexFinished(report.line(), report.changed, background=True))
+        return report
 
     @property
     def watching(self) -> bool:
         return self._watch_task is not None and not self._watch_task.done()
 
     def start_watching(self) -> None:
-        workspace = self.workspace
-        if not workspace.config.watchdog.enabled or self.watching:
+        if not self._config().watchdog.enabled or self.watching:
             return
         self._watch_stop = asyncio.Event()
         self._watch_task = asyncio.ensure_future(self._watch(self._watch_stop))
@@ -146,9 +157,10 @@ class IndexKeeper:
         def failed(error: Exception) -> None:  # called from the indexing thread
             send(WatcherFailed(f"index update failed: {error}", fatal=False))
 
-        servers = self.workspace.ctx.tool_ctx.language_servers
+        services = self._services()
+        servers = services.tool_ctx.language_servers
         watcher = IndexWatcher(
-            self.workspace.ctx.indexer,
+            services.indexer,
             on_error=failed,
             ready=self.watch_ready,
             on_changed=servers.files_changed if servers is not None else None,
@@ -156,7 +168,7 @@ class IndexKeeper:
         try:
             await watcher.run(stop)
         except Exception as error:  # e.g. the inotify limit: the session goes on unwatched
-            self.workspace._emit(WatcherFailed(f"file watcher stopped: {error}", fatal=True))
+            self._emit(WatcherFailed(f"file watcher stopped: {error}", fatal=True))
         finally:
             self.watch_ready.clear()
 
@@ -170,3 +182,48 @@ class IndexKeeper:
                 await asyncio.wait_for(task, 5.0)
             except (TimeoutError, asyncio.CancelledError):
                 task.cancel()
+
+
+class IndexOperations:
+    """The workspace's index operations (a group of ``Workspace`` methods) over its index
+    keeper, its task runner and its services."""
+
+    _index: IndexKeeper
+    _tasks: TaskRunner
+
+    @property
+    def ctx(self) -> AppContext:
+        raise NotImplementedError
+
+    def needs_first_index(self) -> bool:
+        """The project was never indexed (the first index is worth a progress screen)."""
+        return self.ctx.store.get_config("last_indexed") is None
+
+    async def first_index(self) -> IndexReport | None:
+        """Index a never-indexed project, asking first (:class:`LargeProject`) when it has
+        more files than ``limits.maxFilesWarning``; None when the user declined. Emits
+        ``IndexProgress``; raises :class:`IndexFailed`."""
+        return await self._index.first()
+
+    async def reindex(self) -> IndexReport:
+        """Bring the index up to date now (``IndexFailed`` on failure); a task: ``busy``
+        while it runs."""
+        return await self._tasks.run("index", "/reindex", lambda: self._index.run(background=False))
+
+    def refresh_index(self) -> asyncio.Task[IndexReport | None]:
+        """Re-index changed files in the background; progress and the result arrive as
+        ``IndexProgress`` / ``IndexFinished`` events (a failure too: the old index answers).
+        A background task of the runner: the next conversation task waits for it."""
+        return self._tasks.start_background(self._index.refresh())
+
+    def start_watching(self) -> None:
+        """Follow file changes into the index (``watchdog.enabled``) until closed."""
+        self._index.start_watching()
+
+    async def stop_watching(self) -> None:
+        await self._index.stop_watching()
+
+    @property
+    def watch_ready(self) -> threading.Event:
+        """Set while the file watcher's watch is in place: a change made after it is seen."""
+        return self._index.watch_ready

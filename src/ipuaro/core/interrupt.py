@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+
+class Abortable(Protocol):
+    """What a press stops: the workspace's running request."""
+
+    def abort(self) -> None: ...
 
 
 class CtrlC:
@@ -25,7 +28,7 @@ class CtrlC:
         self.pressed = 0
         self._task: asyncio.Task[object] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._workspace: Workspace | None = None
+        self._workspace: Abortable | None = None
 
     def __enter__(self) -> CtrlC:
         loop = asyncio.get_running_loop()
@@ -41,7 +44,7 @@ class CtrlC:
             self._loop.remove_signal_handler(signal.SIGINT)
             self._loop = None
 
-    def request(self, workspace: Workspace | None) -> None:
+    def request(self, workspace: Abortable | None) -> None:
         """The workspace whose request a press aborts (None: the request has ended)."""
         self._workspace = workspace
 

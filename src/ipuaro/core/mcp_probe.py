@@ -11,7 +11,7 @@ from typing import Any
 
 from ipuaro.config.schema import Config
 from ipuaro.core.checks import CheckResult
-from ipuaro.core.mcp_status import McpServerInfo
+from ipuaro.core.reports import McpServerInfo
 
 _FIXES = {
     "failed": "check the server's command or url in mcp.servers (docs/mcp.md), then run it by "

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ipuaro.core.replies import Reply, ReplyTable
+from ipuaro.core.reports import McpServerInfo
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
+    from ipuaro.extensions.mcp import McpManager
+
+__all__ = ["McpServerInfo", "mcp_command", "mcp_servers"]
 
 
-@dataclass(frozen=True)
-class McpServerInfo:
-    name: str
-    transport: str
-    """``stdio uvx`` or ``http http://127.0.0.1:8000/mcp``."""
-    state: str
-    """waiting, running, failed, lost, disabled or untrusted."""
-    detail: str
-    tools: tuple[str, ...]
-
-
-async def mcp_servers(workspace: Workspace) -> list[McpServerInfo]:
-    manager = workspace.ctx.mcp
+async def mcp_servers(manager: McpManager | None) -> list[McpServerInfo]:
+    """The servers' state and tools (starts them if no request has yet)."""
     if manager is None:
         return []
     await manager.prepare()
@@ -32,7 +24,7 @@ async def mcp_servers(workspace: Workspace) -> list[McpServerInfo]:
     ]
 
 
-async def mcp_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def mcp_command(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     """The ``/mcp`` operation."""
     servers = await workspace.mcp_servers()
     if not servers:

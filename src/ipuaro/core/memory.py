@@ -35,7 +35,7 @@ from ipuaro.memory.keys import key_list, to_json
 from ipuaro.memory.patch import shown_value
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
 
 Ask = Callable[[Question], Awaitable[Answer]]
 
@@ -132,7 +132,7 @@ def _report_reply(report: PatchReport) -> Reply:
     return Reply(report.message, kind)  # type: ignore[arg-type]
 
 
-async def memory_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def memory_command(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     """``/memory``: show, ``set KEY VALUE`` (words after KEY are one value), ``unset KEY``."""
     action = args[0] if args else "show"
     if action == "show":

@@ -74,7 +74,7 @@ def _attach(ctx: AppContext, word: str, budget: int) -> Attachment | None:
     if not resolved.abs.is_file():
         return None
     rel = resolved.rel
-    if paths.is_secret(rel) and rel not in ctx.tool_ctx.allowed_secrets:
+    if paths.is_secret(rel) and not ctx.tool_ctx.grants.allows_secret(rel):
         return Attachment(rel, "not attached: a secret file (keys, .env)", False, True)
     try:
         content = resolved.abs.read_text(encoding="utf-8")

@@ -1,65 +1,58 @@
-"""Building a workspace's wiring: opening it, attaching it, closing it, switching its model.
+"""Opening a workspace's services, connecting them to its event bus, closing them, and
+swapping the model binding (``Workspace`` delegates here).
 
-The :class:`~ipuaro.core.workspace.Workspace` methods ``open``, ``aclose``, ``list_models`` and
-``switch_model`` delegate here, so the workspace module stays a list of operations.
+Every function receives what it uses — the project root, the configuration, the options, the
+decision handlers, the event bus's ``emit``, the task runner — never the workspace itself.
 """
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipuaro.core.errors import OpenError, WorkspaceError
 from ipuaro.core.events import ExtensionWarning, ModelChanged
 from ipuaro.core.extending import ExtensionHost
-from ipuaro.core.reports import ModelSwitch
+from ipuaro.core.reports import ModelSwitch, WindowInfo
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.core.asking import DecisionHandlers
+    from ipuaro.core.options import WorkspaceOptions
+    from ipuaro.core.ports import Emit
+    from ipuaro.core.tasks import TaskRunner
     from ipuaro.core.wiring import AppContext
-    from ipuaro.core.workspace import Workspace, WorkspaceOptions
-
-
-async def start(workspace: Workspace) -> None:
-    """Open the extensions, the wiring, finish an interrupted apply, start the extensions."""
-    host = await ExtensionHost.open(workspace.root, workspace.config, workspace._asking.ask)
-    workspace._extensions = host
-    attach(workspace, await build(workspace, workspace.config, workspace.options))
-    workspace.ctx.warnings.extend(workspace.config.notices)  # keys a project may not set
-    from ipuaro.core.plan_apply import finish_interrupted
-
-    workspace.ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, workspace))
-    await host.start(workspace, workspace.ctx.warnings, workspace._emit)
+    from ipuaro.memory import PatchReport
 
 
 async def build(
-    workspace: Workspace,
+    root: Path,
     config: Config,
     options: WorkspaceOptions,
-    *,
-    session_id: str | None = None,
-    auto_apply: bool | None = None,
+    asking: DecisionHandlers,
+    extensions: ExtensionHost | None,
 ) -> AppContext:
-    """The wiring for ``config``; :class:`OpenError` names what failed."""
+    """The services and the model binding for ``config``; :class:`OpenError` names what
+    failed."""
     from ipuaro.agent.sessions.keeper import SessionNotFound
     from ipuaro.core.wiring import build_app
     from ipuaro.llm.errors import ModelError
     from ipuaro.store.protocol import StoreError
 
-    extensions = workspace._extensions
     try:
         return await build_app(
-            workspace.root,
+            root,
             config,
-            handlers=workspace._asking,
-            confirm=None if options.unattended else workspace._asking.confirm,
-            auto_apply=options.auto_apply if auto_apply is None else auto_apply,
-            session_id=session_id or options.session_id,
-            new_session=options.new_session and session_id is None,
+            handlers=asking,
+            confirm=None if options.unattended else asking.confirm,
+            auto_apply=options.auto_apply,
+            session_id=options.session_id,
+            new_session=options.new_session,
             allow_commands=options.allow_commands,
-            client=options.client if session_id is None else None,
+            client=options.client,
             environ=options.environ,
-            prompt=options.prompt if session_id is None else None,
+            prompt=options.prompt,
             extra_tools=extensions.tools if extensions else (),
             tool_hooks=extensions.runner if extensions else None,
             # MCP servers a project declares start once it is trusted: the same answer
@@ -75,80 +68,77 @@ async def build(
         raise OpenError("model", error.message, error.suggestion) from None
 
 
-def attach(workspace: Workspace, ctx: AppContext) -> None:
-    """Make ``ctx`` the workspace's wiring: its events, ``remember`` and MCP notices reach
-    the workspace; plan mode carries over."""
-    if workspace._unsubscribe_agent is not None:
-        workspace._unsubscribe_agent()
-    workspace._ctx = ctx
-    workspace._unsubscribe_agent = ctx.agent.subscribe(workspace._emit)
-    ctx.tool_ctx.remember = workspace.propose_memory_patch  # `remember` asks through it
+def connect(
+    ctx: AppContext,
+    emit: Emit,
+    remember: Callable[[object, str], Awaitable[PatchReport]],
+    tasks: TaskRunner,
+) -> Callable[[], None]:
+    """Route the services' events, ``remember`` and MCP notices to the workspace (``emit``,
+    ``remember``), compactions to its task runner; returns how to disconnect the agent's
+    events."""
+    from ipuaro.core.compacting import TaskCompactor
+
+    if isinstance(ctx.agent.compactor, TaskCompactor):
+        ctx.agent.compactor.tasks = tasks
+    ctx.provide(remember=remember)  # `remember` asks through it
     if ctx.mcp is not None:
-        ctx.mcp.notify = lambda message: workspace._emit(ExtensionWarning(message, "mcp"))
-    if workspace._plan_mode:
-        ctx.agent.set_plan_mode(True)
+        ctx.mcp.notify = lambda message: emit(ExtensionWarning(message, "mcp"))
+    return ctx.agent.subscribe(emit)
 
 
-async def close(workspace: Workspace) -> None:
-    """Stop the watcher, close the model client and the store (the store stays open while
-    a background index thread still writes through it: the process is ending)."""
-    ctx, workspace._ctx = workspace._ctx, None
-    await workspace._index.stop_watching()
-    if ctx is None:
-        return
-    if workspace._unsubscribe_agent is not None:
-        workspace._unsubscribe_agent()
-        workspace._unsubscribe_agent = None
+async def close(ctx: AppContext, index_running: bool) -> None:
+    """End the persistent shell, close the model client and the store (the store stays open
+    while a background index thread still writes through it: the process is ending)."""
     await ctx.close_shell()
-    if workspace._index.running:
+    if index_running:
         await ctx.client.aclose()
     else:
         await ctx.aclose()
 
 
-async def list_models(workspace: Workspace) -> list[str]:
+async def list_models(ctx: AppContext) -> list[str]:
     """The model server's models (``WorkspaceError`` when it cannot say)."""
     from ipuaro.llm.errors import ModelError
 
     try:
-        return sorted(await workspace.ctx.client.list_models())
+        return sorted(await ctx.client.list_models())
     except ModelError as error:
         raise WorkspaceError(f"cannot list the server's models: {error.message}") from None
 
 
-async def switch_model(workspace: Workspace, name: str) -> ModelSwitch:
+async def switch_model(
+    ctx: AppContext, config: Config, name: str, tasks: TaskRunner, emit: Emit
+) -> tuple[ModelSwitch, Config]:
     """Bind model ``name`` alone: the project services (store, running index, tools, the
     persistent shell, MCP servers) and the session stay as they are. A model the server does
-    not have is refused; a failing switch keeps the old model and says why."""
+    not have is refused; a failing switch keeps the old model and says why. While a task
+    runs, the switch waits for it to end (the running request keeps its model) and swaps the
+    binding at a moment none runs. Returns the outcome and the configuration now in force."""
     from ipuaro.core.wiring import bind_model
     from ipuaro.llm.errors import ModelError
 
     try:
-        available = await workspace.list_models()
+        available = await list_models(ctx)
     except WorkspaceError as listing:
-        return ModelSwitch(False, workspace.model, error=str(listing))
+        return ModelSwitch(False, ctx.client.model, error=str(listing)), config
     if name not in available and f"{name}:latest" not in available:
         shown = ", ".join(available[:10]) or "none"
-        return ModelSwitch(
-            False, workspace.model, error=f"the server has no model {name!r}; it has: {shown}"
-        )
-    workspace._idle("/model")
-    ctx = workspace.ctx
-    llm = workspace.config.llm.model_copy(update={"model": name})
-    config = workspace.config.model_copy(update={"llm": llm})
+        error = f"the server has no model {name!r}; it has: {shown}"
+        return ModelSwitch(False, ctx.client.model, error=error), config
+    waited = await tasks.until_idle()  # a running request keeps its model
+    llm = config.llm.model_copy(update={"model": name})
+    new_config = config.model_copy(update={"llm": llm})
     try:
-        binding = await bind_model(config, ctx.session)
+        binding = await bind_model(new_config, ctx.session)
     except ModelError as error:
-        return ModelSwitch(
-            False, workspace.model, error=f"cannot switch to {name}: {error.message}"
-        )
-    if workspace.busy:  # a request started while the server answered: it keeps its model
-        await binding.client.aclose()
-        workspace._idle("/model")
-    old = ctx.rebind(binding, config)
-    workspace.config = config
+        failed = f"cannot switch to {name}: {error.message}"
+        return ModelSwitch(False, ctx.client.model, error=failed), config
+    waited = await tasks.until_idle() or waited  # one may have started while the server spoke
+    old = ctx.rebind(binding, new_config)  # no await since the runner was idle
     ctx.warnings.extend(binding.warnings)
     await old.aclose()
-    window = workspace.window
-    workspace._emit(ModelChanged(workspace.model, window.tokens, window.source))
-    return ModelSwitch(True, workspace.model, window)
+    window = WindowInfo(ctx.window.tokens, ctx.window.source)
+    emit(ModelChanged(ctx.client.model, window.tokens, window.source))
+    doing = waited.doing if waited is not None else None
+    return ModelSwitch(True, ctx.client.model, window, waited_for=doing), new_config

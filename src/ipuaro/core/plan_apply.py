@@ -13,6 +13,12 @@ writes the change as one transaction with one undo step and refreshes the index,
 ``commands_to_run`` (or the remembered ``default_commands`` when the plan names none) one by one
 through the command policy, as ``run_command`` runs them. Unattended (headless) it applies only
 with ``--auto-apply``, and commands run as the policy and ``--allow-commands`` say.
+
+The change is written by ``edits.EditEngine.commit`` like every edit (one write path: the
+confirmation, the stale check, the undo step, the transaction, the re-index); this module
+builds the plan's changeset and reports what happened in the plan's words (``ERR_…`` codes).
+It receives what it uses (:class:`~ipuaro.core.plan_flow.PlanPorts`: the services, the event
+emitter, the task runner), never the workspace.
 """
 
 from __future__ import annotations
@@ -22,15 +28,17 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from ipuaro.core.plan_flow import PlanPorts, forget_plan, stored_plan
 from ipuaro.core.replies import Reply, ReplyKind
 
 if TYPE_CHECKING:
     from ipuaro.core.events import AgentEnd, EndReason
-    from ipuaro.core.workspace import Workspace
-    from ipuaro.domain.edits import ConfirmCallback, ConfirmDecision, ConfirmRequest
+    from ipuaro.core.wiring import AppContext
+    from ipuaro.domain.edits import ConfirmCallback, ConfirmRequest
     from ipuaro.domain.plan import PlanRecord
+    from ipuaro.edits.engine import EditResult
     from ipuaro.planning.apply import PreparedApply
 
 log = logging.getLogger(__name__)
@@ -134,51 +142,68 @@ def apply_trigger(text: str) -> str | None:
     return None
 
 
-async def route_apply(workspace: Workspace, text: str) -> AgentEnd | None:
+class PlanApplier(Protocol):
+    """What ``/apply`` needs: the workspace's apply (a task of its runner)."""
+
+    async def apply_plan(
+        self,
+        record: PlanRecord | None = None,
+        note: str = "",
+        default_commands: tuple[str, ...] = (),
+    ) -> ApplyReport: ...
+
+
+class HasPlanPorts(Protocol):
+    @property
+    def plan_ports(self) -> PlanPorts: ...
+
+
+class HasServices(Protocol):
+    @property
+    def ctx(self) -> AppContext: ...
+
+
+async def route_apply(ports: PlanPorts, text: str) -> AgentEnd | None:
     """``Workspace.send``'s first step: run apply for a trigger (a bare word only when a plan
     is stored), drawn as the answer to ``text`` through the usual events; None otherwise."""
     note = apply_trigger(text)
     if note is None:
         return None
     bare = not text.strip().casefold().startswith(APPLY_PREFIX)
-    if bare and workspace.stored_plan() is None:
+    if bare and stored_plan(ports.services()) is None:
         return None
-    return await answer_with_apply(workspace, text, note)
-
-
-async def answer_with_apply(workspace: Workspace, text: str, note: str) -> AgentEnd:
-    """Apply the stored plan as the answer to the user's ``text``: the exchange is kept in
-    the session (so the model knows what was applied) and drawn like any answer."""
-    return (await apply_as_answer(workspace, text, note))[0]
+    return (await _apply_task(ports, text, note))[0]
 
 
 async def apply_as_answer(
-    workspace: Workspace, text: str, note: str
+    workspace: HasPlanPorts, text: str, note: str
 ) -> tuple[AgentEnd, ApplyReport]:
-    """:func:`answer_with_apply` with the report itself (``ipuaro run --apply``'s JSON); a
-    task of the workspace's runner: ``busy`` from the start to the end, confirmation included."""
-    return await workspace._tasks.run(
-        "apply", text, lambda: _apply_as_answer(workspace, text, note)
-    )
+    """Apply the stored plan as the answer to the user's ``text`` (``ipuaro run --apply``; the
+    report itself for its JSON): the exchange is kept in the session (so the model knows what
+    was applied) and drawn like any answer."""
+    return await _apply_task(workspace.plan_ports, text, note)
 
 
-async def _apply_as_answer(
-    workspace: Workspace, text: str, note: str
-) -> tuple[AgentEnd, ApplyReport]:
+async def _apply_task(ports: PlanPorts, text: str, note: str) -> tuple[AgentEnd, ApplyReport]:
+    """A task of the runner: ``busy`` from the start to the end, confirmation included."""
+    return await ports.tasks.run("apply", text, lambda: _apply_as_answer(ports, text, note))
+
+
+async def _apply_as_answer(ports: PlanPorts, text: str, note: str) -> tuple[AgentEnd, ApplyReport]:
     from ipuaro.agent.context.history import assistant_message, user_message
     from ipuaro.core.events import AgentEnd, AgentStart, MessageDelta, MessageEnd
     from ipuaro.domain import MessageStats
 
-    ctx = workspace.ctx
-    workspace._emit(AgentStart(workspace.session_id, text))
+    ctx = ports.services()
+    ports.emit(AgentStart(ctx.session.id, text))
     try:
-        report = await apply_plan(workspace, None, note, ())
+        report = await apply_plan(ports, None, note, ())
     except Exception as error:  # a bug must not leave a front end waiting for the end
         log.exception("apply failed")
         report = ApplyReport("failed", f"applying failed: {type(error).__name__}: {error}")
     answer = report.text()
-    workspace._emit(MessageDelta(answer))
-    workspace._emit(MessageEnd(answer))
+    ports.emit(MessageDelta(answer))
+    ports.emit(MessageEnd(answer))
     session = ctx.session
     session.history.append(user_message(text))
     session.history.append(assistant_message(answer, []))  # saved when the task ends
@@ -189,28 +214,29 @@ async def _apply_as_answer(
         changes=report.files if report.applied else (),
         detail=None if report.reason == "done" else report.message.splitlines()[0],
     )
-    workspace._emit(end)
+    ports.emit(end)
     return end, report
 
 
-async def apply_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def apply_command(workspace: PlanApplier, args: tuple[str, ...]) -> Reply:
     """``/apply [NOTE]``."""
     report = await workspace.apply_plan(note=" ".join(args))
     return Reply(report.text(), _REPLY_KINDS.get(report.status, "error"))
 
 
-async def check_stored_plan(workspace: Workspace) -> ApplyReport | None:
+async def check_stored_plan(workspace: HasPlanPorts) -> ApplyReport | None:
     """The checks ``--apply`` makes, without asking or writing: the refusal a stored plan
     would get now (``ipuaro run --plan`` must not accept a plan apply always rejects), or
     None when it would apply (or says ``NO_CHANGES:``, or there is none)."""
     from ipuaro.planning.actions import PlanInvalid
     from ipuaro.planning.apply import prepare
 
-    record = workspace.stored_plan()
+    ctx = workspace.plan_ports.services()
+    record = stored_plan(ctx)
     if record is None or record.plan.no_changes:
         return None
     try:
-        await asyncio.to_thread(prepare, record, workspace.ctx.tool_ctx.paths, None)
+        await asyncio.to_thread(prepare, record, ctx.tool_ctx.paths, None)
     except PlanInvalid as invalid:
         message = "The plan cannot be applied:\n" + str(invalid)
         return ApplyReport("invalid", message, codes=tuple(invalid.codes))
@@ -218,70 +244,81 @@ async def check_stored_plan(workspace: Workspace) -> ApplyReport | None:
 
 
 async def apply_plan(
-    workspace: Workspace,
+    ports: PlanPorts,
     record: PlanRecord | None,
     note: str,
     default_commands: Sequence[str],
 ) -> ApplyReport:
+    from ipuaro.edits.engine import EditEngine
     from ipuaro.planning.actions import PlanInvalid
     from ipuaro.planning.apply import prepare
 
-    record = record if record is not None else workspace.stored_plan()
+    ctx = ports.services()
+    record = record if record is not None else stored_plan(ctx)
     if record is None:
         return ApplyReport("no_plan", NO_PLAN, codes=("ERR_NO_PLAN",))
     plan = record.plan
     if plan.no_changes:
         return ApplyReport("no_changes", f"Nothing to apply. {plan.summary}", note=note)
-    ctx = workspace.ctx
     try:
         prepared = await asyncio.to_thread(prepare, record, ctx.tool_ctx.paths, ctx.store)
     except PlanInvalid as invalid:
         message = "The plan was not applied; nothing was written:\n" + str(invalid)
         return ApplyReport("invalid", message, codes=tuple(invalid.codes), note=note)
-    decided = await _confirm(workspace, prepared, note)
-    if isinstance(decided, ApplyReport):
-        return decided
-    prepared = decided
-    from ipuaro.planning.apply import commit, stale_files
+    description = _description(prepared, note)
+    count = len(prepared.changes)
+    folders = len(prepared.dirs_created) + len(prepared.dirs_removed)
+    title = f"Apply the plan: {count} file{'s' if count != 1 else ''}" + (
+        f", {folders} folder(s)" if folders else ""
+    )
+    changeset = prepared.changeset(description, title=title, summary=confirm_text(prepared, note))
+    result = await EditEngine(ctx.tool_ctx).commit(changeset)
+    if result.changeset is not None:
+        prepared = prepared.written(result.changeset, result.rejected)
+    if not result.applied:
+        return _not_applied(prepared, result, note)
+    forget_plan(ctx)
+    commands = plan.proposed_changes.commands_to_run or tuple(default_commands)
+    if not commands:  # the remembered test and lint commands (still checked by the policy)
+        from ipuaro.memory import default_commands_to_run
 
-    stale = stale_files(prepared)
-    if stale:
+        commands = default_commands_to_run(ctx.root)
+    runs = await _offer_commands(ctx, commands)
+    lines = [f"Applied the plan as one change (one /undo reverts it): {description}"]
+    lines.append(prepared.summary())
+    lines += [f"note: {n}" for n in prepared.notes]
+    if result.notes:
+        lines.append(result.notes)
+    return _report(prepared, "applied", "\n".join(lines), note, runs=runs)
+
+
+def _not_applied(prepared: PreparedApply, result: EditResult, note: str) -> ApplyReport:
+    """The engine's reason in the plan's words."""
+    if result.status == "stale":
         return _report(
             prepared,
             "stale",
             "ERR_STALE_BASE: "
-            + ", ".join(stale)
+            + ", ".join(result.stale)
             + " changed on disk while the change waited for confirmation; nothing was written. "
             "Plan again so the change is made to the current text",
             note,
             codes=("ERR_STALE_BASE",),
         )
-    description = _description(prepared, note)
-    committed = await asyncio.to_thread(
-        commit,
-        prepared,
-        ctx.store,
-        workspace.session_id,
-        ctx.tool_ctx.reindex,
-        ctx.config.undo.stack_size,
-        description,
-    )
-    if not committed.ok:
-        return _report(prepared, "failed", committed.message, note)
-    _remember_writes(workspace, prepared)
-    workspace.forget_plan()
-    commands = plan.proposed_changes.commands_to_run or tuple(default_commands)
-    if not commands:  # the remembered test and lint commands (still checked by the policy)
-        from ipuaro.memory import default_commands_to_run
-
-        commands = default_commands_to_run(workspace.root)
-    runs = await _offer_commands(workspace, commands)
-    lines = [f"Applied the plan as one change (one /undo reverts it): {description}"]
-    lines.append(prepared.summary())
-    lines += [f"note: {n}" for n in prepared.notes]
-    if committed.reindex_note:
-        lines.append(committed.reindex_note)
-    return _report(prepared, "applied", "\n".join(lines), note, runs=runs)
+    if result.status == "rejected":
+        every = result.rejected and not prepared.changes
+        message = (
+            "The user rejected every file." if every else "The user rejected the plan's change."
+        )
+        return _report(prepared, "rejected", message, note)
+    if result.status == "unconfirmed":
+        return _report(prepared, "refused", NEEDS_FLAG, note)
+    if result.status in ("invalid", "unchanged"):
+        return _report(prepared, "refused", result.message, note)
+    message = result.message
+    if not message.startswith("nothing was applied"):
+        message = f"nothing was applied: {message}"
+    return _report(prepared, "failed", message, note)
 
 
 def _description(prepared: PreparedApply, note: str) -> str:
@@ -330,83 +367,7 @@ def confirm_text(prepared: PreparedApply, note: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-async def _confirm(
-    workspace: Workspace, prepared: PreparedApply, note: str
-) -> PreparedApply | ApplyReport:
-    """The user's one decision on the whole change (some files may be rejected)."""
-    from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
-    from ipuaro.planning.apply import without
-
-    ctx = workspace.ctx
-    if workspace.auto_apply:
-        return prepared
-    confirm = ctx.tool_ctx.confirm
-    if confirm is None:
-        return _report(prepared, "refused", NEEDS_FLAG, note)
-    folders = [f"+ folder {d}/" for d in prepared.dirs_created]
-    folders += [f"- folder {d}/" for d in prepared.dirs_removed]
-    diff = prepared.diff + "".join(line + "\n" for line in folders)
-    count = len(prepared.changes)
-    request = ConfirmRequest(
-        kind="edit",
-        title=f"Apply the plan: {count} file{'s' if count != 1 else ''}"
-        + (f", {len(folders)} folder(s)" if folders else ""),
-        description=confirm_text(prepared, note),
-        diff=diff,
-        files=list(prepared.changes),
-        per_file=True,
-    )
-    answer = await confirm(request)
-    decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
-    if decision.choice == "reject":
-        return _report(prepared, "rejected", "The user rejected the plan's change.", note)
-    rejected = set(decision.rejected) & set(prepared.paths)
-    if rejected:
-        prepared = without(prepared, rejected)
-        if not prepared.changes and not prepared.dirs_created and not prepared.dirs_removed:
-            return _report(prepared, "rejected", "The user rejected every file.", note)
-    if decision.edited:
-        edited = _with_user_text(prepared, decision)
-        if isinstance(edited, str):
-            return _report(prepared, "refused", edited, note)
-        prepared = edited
-    return prepared
-
-
-def _with_user_text(prepared: PreparedApply, decision: ConfirmDecision) -> PreparedApply | str:
-    from ipuaro.edits.diffs import unified_diff
-    from ipuaro.security.content import ContentRefused, check_text
-
-    assert decision.edited is not None
-    changes = []
-    for change in prepared.changes:
-        text = decision.edited.get(change.path)
-        if text is None or change.new_text is None:
-            changes.append(change)
-            continue
-        try:
-            check_text(text, change.path)
-        except ContentRefused as refused:
-            return f"the edited text was refused: {refused}"
-        changes.append(dataclasses.replace(change, new_text=text))
-    diff = "".join(unified_diff(c.path, c.old_text, c.new_text) for c in changes)
-    return dataclasses.replace(prepared, changes=changes, diff=diff)
-
-
-def _remember_writes(workspace: Workspace, prepared: PreparedApply) -> None:
-    """The model's reads move to the new text, as after any edit (later line edits refer to
-    what the plan wrote)."""
-    from ipuaro.edits.text import Lines, text_hash
-
-    reads = workspace.ctx.tool_ctx.reads
-    for change in prepared.changes:
-        if change.new_text is None:
-            reads.forget(change.path)
-        else:
-            reads.record(change.path, text_hash(change.new_text), Lines.of(change.new_text).lines)
-
-
-async def _offer_commands(workspace: Workspace, commands: Sequence[str]) -> tuple[CommandRun, ...]:
+async def _offer_commands(services: AppContext, commands: Sequence[str]) -> tuple[CommandRun, ...]:
     """Each command offered to the user (a yes runs it through the policy, as
     ``run_command``); unattended the policy and ``--allow-commands`` decide alone."""
     from ipuaro.domain.edits import ConfirmDecision, ConfirmRequest
@@ -414,7 +375,7 @@ async def _offer_commands(workspace: Workspace, commands: Sequence[str]) -> tupl
     from ipuaro.tools.shell import run_checked
 
     runs: list[CommandRun] = []
-    tool_ctx = workspace.ctx.tool_ctx
+    tool_ctx = services.tool_ctx
     for command in (c.strip() for c in commands):
         if not command:
             continue
@@ -460,28 +421,11 @@ def _agreed(command: str, confirm: ConfirmCallback) -> ConfirmCallback:
     return decide
 
 
-def finish_interrupted(workspace: Workspace) -> list[str]:
+def finish_interrupted(opened: HasServices) -> list[str]:
     """At opening: a plan's change a kill cut short (the store's ``applying`` key names its
     session) is completed — all files new — or, if it wrote nothing yet, dropped — all files
     old. Returns the notice of a completed change for the start-up warnings."""
-    from ipuaro.edits.undo import UndoManager
-    from ipuaro.store.protocol import StoreError
+    from ipuaro.edits.undo import finish_interrupted as finish
 
-    ctx = workspace.ctx
-    try:
-        marker = ctx.store.get_config("applying")
-        if not isinstance(marker, dict) or not isinstance(marker.get("session"), str):
-            return []
-        manager = UndoManager(
-            ctx.store, marker["session"], ctx.root, ctx.tool_ctx.reindex, ctx.config.undo.stack_size
-        )
-        if any(e.pending is not None for e in ctx.store.list_undo(marker["session"])):
-            notices = [n for n in manager.settle() if "complete" in n]
-            if any(e.pending is not None for e in ctx.store.list_undo(marker["session"])):
-                return notices  # its writer is still alive: another ipuaro is applying it
-        else:
-            notices = []
-        ctx.store.set_config("applying", None)
-    except StoreError as error:
-        return [f"could not check for an interrupted plan apply: {error}"]
-    return notices
+    ctx = opened.ctx
+    return finish(ctx.store, ctx.root, ctx.tool_ctx.reindex, ctx.config.undo.stack_size)

@@ -10,6 +10,10 @@ as the answer's text, ``AgentEnd``) plus ``PlanContextRound`` per context round 
 ``PlanUpdated`` with the plan itself. The plan's ``memory_patch`` is handed on in
 ``PlanUpdated.memory_patch`` and :attr:`PlanOutcome.memory_patch` — the one place whoever keeps
 engineering memory takes it from.
+
+The flow receives what it uses (:class:`PlanPorts`: the services, the event emitter, the task
+runner, the memory-patch question), never the workspace; plan apply (``core.plan_apply``)
+takes the same ports.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +42,9 @@ from ipuaro.domain import ChatMessage, MessageStats
 from ipuaro.domain.plan import Plan, PlanRecord
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.tasks import TaskRunner
+    from ipuaro.core.wiring import AppContext
+    from ipuaro.memory import PatchReport
     from ipuaro.planning.context import ContextSource
     from ipuaro.planning.cycle import ContextRound, CycleStats, PlanCycle
 
@@ -57,6 +64,38 @@ def plan_request(text: str, plan_mode: bool) -> str | None:
 
 
 @dataclass(frozen=True)
+class PlanPorts:
+    """What plan requests and plan apply use of the workspace that runs them."""
+
+    services: Callable[[], AppContext]
+    """The open project's services (raises once the workspace is closed)."""
+    emit: Callable[[Event], None]
+    tasks: TaskRunner
+    """Plan apply runs as one of its tasks (``busy`` while its confirmation waits)."""
+    propose_memory_patch: Callable[[object, str], Awaitable[PatchReport]]
+
+
+def stored_plan(ctx: AppContext) -> PlanRecord | None:
+    """The session's stored plan (None: none yet, or one that no longer reads)."""
+    from ipuaro.planning.record import RecordUnreadable, record_from_json
+
+    stored = ctx.session.plan
+    if stored is None:
+        return None
+    try:
+        return record_from_json(stored)
+    except RecordUnreadable as error:
+        log.warning("stored plan ignored: %s", error)
+        return None
+
+
+def forget_plan(ctx: AppContext) -> None:
+    """The stored plan was applied: ``ok`` does not apply it twice."""
+    ctx.session.plan = None
+    ctx.sessions.save(ctx.session)
+
+
+@dataclass(frozen=True)
 class PlanOutcome:
     """How a plan request ended: the plan (None when none could be made) and why not."""
 
@@ -72,8 +111,8 @@ class PlanOutcome:
 class PlanFlow:
     """One per workspace; runs one plan request at a time."""
 
-    def __init__(self, workspace: Workspace) -> None:
-        self.workspace = workspace
+    def __init__(self, ports: PlanPorts) -> None:
+        self.ports = ports
         self._cancel: asyncio.Event | None = None
 
     @property
@@ -86,23 +125,13 @@ class PlanFlow:
 
     def last_plan(self) -> PlanRecord | None:
         """The session's stored plan (None: none yet, or one that no longer reads)."""
-        from ipuaro.planning.record import RecordUnreadable, record_from_json
-
-        stored = self.workspace.ctx.session.plan
-        if stored is None:
-            return None
-        try:
-            return record_from_json(stored)
-        except RecordUnreadable as error:
-            log.warning("stored plan ignored: %s", error)
-            return None
+        return stored_plan(self.ports.services())
 
     # --- the request ----------------------------------------------------------------------
 
     async def run(self, request: str, shown: str | None = None) -> PlanOutcome:
         """Plan for ``request`` (``shown``: the text the user typed, kept in the session)."""
-        workspace = self.workspace
-        if self.busy or workspace.ctx.agent.busy:
+        if self.busy or self.ports.services().agent.busy:
             raise WorkspaceBusy("the agent is working on a request; wait or interrupt it")
         self._cancel = asyncio.Event()
         started = time.perf_counter()
@@ -113,7 +142,7 @@ class PlanFlow:
         if outcome.memory_patch:
             # What the plan asks to remember is checked, shown and written only when the user
             # confirms (headless: only with --remember), like a `remember` call.
-            await self.workspace.propose_memory_patch(outcome.memory_patch, "plan")
+            await self.ports.propose_memory_patch(outcome.memory_patch, "plan")
         return outcome
 
     async def _run(
@@ -125,8 +154,8 @@ class PlanFlow:
         from ipuaro.planning.diet import DietLimits
         from ipuaro.planning.prompt import system_prompt
 
-        ctx = self.workspace.ctx
-        config = self.workspace.config.plan
+        ctx = self.ports.services()
+        config = ctx.config.plan
         session = ctx.session
         self._emit(AgentStart(session.id, shown))
         self._keep_user_message(shown)
@@ -181,7 +210,7 @@ class PlanFlow:
         from ipuaro.planning.render import plan_markdown
         from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
 
-        ctx = self.workspace.ctx
+        ctx = self.ports.services()
         session = ctx.session
         record = PlanRecord(plan, request, session.id, dict(source.read_files))
         session.plan = record_to_json(record)
@@ -228,7 +257,7 @@ class PlanFlow:
     # --- helpers --------------------------------------------------------------------------
 
     def _keep_user_message(self, text: str) -> None:
-        ctx = self.workspace.ctx
+        ctx = self.ports.services()
         history = ctx.session.history
         last = history[-1] if history else None
         if last is None or last.role != "user" or last.content != text:
@@ -239,7 +268,7 @@ class PlanFlow:
     def _save(self) -> None:
         from ipuaro.store.protocol import StoreError
 
-        ctx = self.workspace.ctx
+        ctx = self.ports.services()
         try:
             ctx.sessions.save(ctx.session)
         except StoreError as error:
@@ -265,13 +294,13 @@ class PlanFlow:
         )
 
     def _emit(self, event: Event) -> None:
-        tracer = self.workspace.ctx.tracer
+        tracer = self.ports.services().tracer
         if tracer is not None and isinstance(event, AgentStart | AgentEnd):
             tracer(event)
-        self.workspace._emit(event)
+        self.ports.emit(event)
 
     def _trace_log(self, name: str, data: dict[str, Any]) -> None:
-        tracer = self.workspace.ctx.tracer
+        tracer = self.ports.services().tracer
         if tracer is not None:
             tracer.on_log_event(name, data)
 
@@ -280,7 +309,7 @@ class PlanFlow:
     ) -> None:
         from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
 
-        tracer = self.workspace.ctx.tracer
+        tracer = self.ports.services().tracer
         if tracer is None:
             return
         facts: dict[str, Any] = {"schemaVersion": SCHEMA_VERSION, "schemaHash": SCHEMA_HASH}

@@ -103,6 +103,9 @@ class ModelSwitch:
     """The model in use afterwards (the old one when the switch failed)."""
     window: WindowInfo | None = None
     error: str | None = None
+    waited_for: str | None = None
+    """What ran when ``/model`` was asked (``the agent is answering a request``): the switch
+    waited for it to end, and that task kept the old model."""
 
 
 @dataclass(frozen=True)
@@ -122,3 +125,16 @@ class Evaluation:
 class StatusReport:
     rows: list[tuple[str, str]]
     """(label, value): store, model, tool format, window, context, index, session, modes."""
+
+
+@dataclass(frozen=True)
+class McpServerInfo:
+    """One MCP server as ``/mcp`` shows it."""
+
+    name: str
+    transport: str
+    """``stdio uvx`` or ``http http://127.0.0.1:8000/mcp``."""
+    state: str
+    """waiting, running, failed, lost, disabled or untrusted."""
+    detail: str
+    tools: tuple[str, ...]

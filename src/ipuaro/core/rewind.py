@@ -20,7 +20,7 @@ from ipuaro.core.mentions import ATTACHED_HEADING
 from ipuaro.core.replies import Reply, ReplyTable
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.core.ports import CommandHost
     from ipuaro.domain import ChatMessage
     from ipuaro.edits.undo import UndoManager
 
@@ -61,7 +61,7 @@ def _shown(text: str) -> str:
     return line if len(line) <= SHOWN_CHARS else line[: SHOWN_CHARS - 1] + "…"
 
 
-async def rewind_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def rewind_command(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     history = workspace.ctx.agent.session.history
     found = requests(history)
     if not found:
@@ -83,7 +83,7 @@ async def rewind_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
     )
 
 
-async def _rewind(workspace: Workspace, cut: int) -> Reply:
+async def _rewind(workspace: CommandHost, cut: int) -> Reply:
     ctx = workspace.ctx
     history = ctx.agent.session.history
     request = history[cut]
@@ -93,7 +93,7 @@ async def _rewind(workspace: Workspace, cut: int) -> Reply:
     if since:
         files = sorted({e.file_path for e in since})
         groups = len({e.group or e.id for e in since})
-        answer = await workspace._asking.ask(RewindFiles.of(_shown(request.content), groups, files))
+        answer = await workspace.ask(RewindFiles.of(_shown(request.content), groups, files))
         if answer.choice == "undo":
             undone = await asyncio.to_thread(_undo_since, manager, request.timestamp)
         else:

@@ -1,4 +1,5 @@
-"""``/status``: the store, the model, the context, the index and the session in rows."""
+"""``/status``: the store, the model, the context, the index, the session and what the user
+granted for it ("always" answers, :mod:`ipuaro.security.grants`) in rows."""
 
 from __future__ import annotations
 
@@ -8,24 +9,28 @@ from typing import TYPE_CHECKING
 from ipuaro.core.reports import plural
 
 if TYPE_CHECKING:
-    from ipuaro.core.workspace import Workspace
+    from ipuaro.config.schema import Config
+    from ipuaro.core.tasks import TaskRunner
+    from ipuaro.core.wiring import AppContext
+    from ipuaro.security.grants import GrantsView
 
 
 def percent(used: int, limit: int) -> int:
     return 0 if limit <= 0 else min(999, round(100 * used / limit))
 
 
-def status_rows(workspace: Workspace) -> list[tuple[str, str]]:
+def status_rows(
+    ctx: AppContext, config: Config, tasks: TaskRunner, plan_mode: bool
+) -> list[tuple[str, str]]:
     """Blocking (reads the store): run it in a thread."""
     from ipuaro.core.checks import base_url
     from ipuaro.store.factory import describe_store
 
-    ctx = workspace.ctx
-    config = workspace.config
     window = ctx.window
     used, limit = ctx.agent.context_usage
     session = ctx.session
     stats = session.stats
+    grants = ctx.grants.view()
     last = ctx.store.get_config("last_indexed")
     indexed = (
         time.strftime("%Y-%m-%d %H:%M", time.localtime(float(last)))
@@ -52,6 +57,14 @@ def status_rows(workspace: Workspace) -> list[tuple[str, str]]:
             f"{plural(stats.total_tokens, 'token')} · {plural(stats.tool_calls, 'tool call')}"
             f" · {stats.edits_applied} edits applied, {stats.edits_rejected} rejected",
         ),
-        ("auto-apply", "on" if ctx.tool_ctx.auto_apply else "off"),
-        ("plan mode", "on" if workspace.plan_mode else "off"),
+        ("auto-apply", _auto_apply(grants)),
+        ("plan mode", "on" if plan_mode else "off"),
+        ("task", tasks.describe()),
+        ("granted", "; ".join(grants.lines()) or 'nothing yet (answers of "always" show here)'),
     ]
+
+
+def _auto_apply(grants: GrantsView) -> str:
+    if grants.auto_apply_always:
+        return "on (an edit answered always, this session)"
+    return "on" if grants.auto_apply else "off"

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from ipuaro.core.replies import Reply
 
 if TYPE_CHECKING:
+    from ipuaro.core.ports import CommandHost
     from ipuaro.core.sessions import SessionArchive
-    from ipuaro.core.workspace import Workspace
     from ipuaro.domain import UndoEntry
 
 DIFF_USAGE = "usage: /diff [N] — the changes of this session, or of its last N undo steps"
 
 
-async def verify_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def verify_command(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     from ipuaro.agent.run.verify import KEYS, CheckKind, kinds_for, missing_commands, run_checks
 
     which = args[0] if args else "both"
@@ -53,7 +53,7 @@ def diff_text(entries: list[UndoEntry], args: tuple[str, ...]) -> Reply:
     return Reply(f"{head}\n\n{diff}", "info")
 
 
-async def diff_command(workspace: Workspace, args: tuple[str, ...]) -> Reply:
+async def diff_command(workspace: CommandHost, args: tuple[str, ...]) -> Reply:
     entries = workspace.ctx.store.list_undo(workspace.session_id, "undo")
     return diff_text(entries, args)
 

@@ -25,18 +25,19 @@ from ipuaro.agent.context.budget import ContextBudget
 from ipuaro.agent.context.manager import ContextManager
 from ipuaro.agent.context.prompt import resolve_tool_format
 from ipuaro.agent.events import AgentHandlers
-from ipuaro.agent.run.compaction import Compactor
 from ipuaro.agent.run.dispatch import ToolHooks
 from ipuaro.agent.run.loop import Agent
 from ipuaro.agent.sessions.keeper import SessionKeeper
 from ipuaro.config.schema import Config
+from ipuaro.core.compacting import TaskCompactor
 from ipuaro.domain import Session
 from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
+from ipuaro.security.grants import Grants
 from ipuaro.store.protocol import Store
-from ipuaro.tools.base import Tool, ToolContext
+from ipuaro.tools.base import SessionScope, Tool, ToolContext, ToolServices
 
 if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
@@ -103,7 +104,6 @@ class AppContext:
     store: Store
     client: ModelClient
     registry: ToolRegistry
-    tool_ctx: ToolContext
     indexer: Indexer
     agent: Agent
     sessions: SessionKeeper
@@ -114,9 +114,37 @@ class AppContext:
     mcp: McpManager | None = None
     """The MCP servers of ``mcp.servers`` (None when none is declared)."""
 
+    _user_cancel: asyncio.Event | None = field(default=None, init=False, repr=False)
+
     @property
     def session(self) -> Session:
         return self.agent.session
+
+    @property
+    def tool_ctx(self) -> ToolContext:
+        """The tools' context of the current session (the agent's; a per-call copy is made
+        for each call: :meth:`ToolContext.for_call`)."""
+        return self.agent.tool_ctx
+
+    @property
+    def grants(self) -> Grants:
+        """What the user allowed for the rest of the current session."""
+        return self.agent.tool_ctx.grants
+
+    def provide(self, **services: Any) -> None:
+        """Add services that exist only once the workspace does (its memory proposer): the
+        agent's context is replaced, never written field by field."""
+        self.agent.tool_ctx = self.agent.tool_ctx.replace(**services)
+
+    def user_call(self, name: str) -> ToolContext:
+        """The context of a call the user runs himself (``!command``), with a cancel event of
+        its own that :meth:`cancel_user_call` sets."""
+        self._user_cancel = asyncio.Event()
+        return self.tool_ctx.for_call(f"user-{name}", cancel=self._user_cancel)
+
+    def cancel_user_call(self) -> None:
+        if self._user_cancel is not None:
+            self._user_cancel.set()
 
     def undo_manager(self) -> UndoManager:
         """Undo/redo for the current session (sessions own their stacks)."""
@@ -139,7 +167,9 @@ class AppContext:
         old = self.client
         agent = self.agent
         self.config = config
-        self.tool_ctx.config = config
+        agent.tool_ctx = agent.tool_ctx.replace(
+            config=config, planner=LlmEditPlanner(binding.client)
+        )
         self.client, self.window, self.model_info = (
             binding.client,
             binding.window,
@@ -147,7 +177,6 @@ class AppContext:
         )
         agent.client = binding.client
         agent.compactor.client = binding.client
-        self.tool_ctx.planner = LlmEditPlanner(binding.client)
         context = agent.context
         context.budget = ContextBudget.from_config(config.context, binding.window.tokens)
         context.meter.window = binding.window.tokens
@@ -254,21 +283,20 @@ async def build_app(
         mcp = _mcp_manager(root, config, env, project_trusted)
         if mcp is not None:  # servers start at the first request, not here
             registry.add_source(mcp)
-        tool_ctx = ToolContext(
+        services = ToolServices(
             root=root,
             config=config,
             store=store,
             paths=paths,
             commands=CommandPolicy.from_config(root, config),
-            session_id=session.id,
             reindex=reindex,
-            confirm=confirm,
-            auto_apply=auto_apply or config.edit.auto_apply,
             planner=LlmEditPlanner(client),
-            headless_allow_commands=allow_commands,
             shell=ShellHost() if config.commands.persistent_shell else None,
+            headless_allow_commands=allow_commands,
             language_servers=servers,
         )
+        grants = Grants(auto_apply=auto_apply or config.edit.auto_apply)
+        tool_ctx = ToolContext(services, SessionScope(session.id, grants), confirm=confirm)
         budget = ContextBudget.from_config(config.context, window.tokens)
         context = ContextManager(
             store, root, budget, estimate_tokens, memory=lambda: load_memory(root, env)
@@ -281,7 +309,7 @@ async def build_app(
             tools=registry,
             tool_ctx=tool_ctx,
             context=context,
-            compactor=Compactor(
+            compactor=TaskCompactor(
                 client,
                 context,
                 use_model=config.context.compression_method == "llm-summary",
@@ -309,7 +337,6 @@ async def build_app(
         store=store,
         client=client,
         registry=registry,
-        tool_ctx=tool_ctx,
         indexer=indexer,
         agent=agent,
         sessions=sessions,

@@ -20,53 +20,42 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ipuaro.core import indexing, opening, session_ops
+from ipuaro.core import opening, session_ops
 from ipuaro.core.asking import DecisionHandlers
+from ipuaro.core.bus import EventBus
 from ipuaro.core.commands import CommandTable, Reply
-from ipuaro.core.decisions import Decider
+from ipuaro.core.decisions import Answer, Decider, Question
 from ipuaro.core.errors import WorkspaceBusy
-from ipuaro.core.events import (
-    AgentEnd,
-    EndReason,
-    Event,
-    HistoryCleared,
-    Listener,
-    ModeChanged,
-)
+from ipuaro.core.events import AgentEnd, EndReason, HistoryCleared, Listener, ModeChanged
 from ipuaro.core.extending import ExtensionHost
-from ipuaro.core.mentions import attach_mentions
+from ipuaro.core.indexing import IndexKeeper, IndexOperations
+from ipuaro.core.memory_ops import MemoryOperations
 from ipuaro.core.options import WorkspaceOptions
-from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, plan_request
+from ipuaro.core.plan_flow import PlanFlow, PlanOutcome, PlanPorts
 from ipuaro.core.reports import (
-    DeleteOutcome,
     Evaluation,
-    ImportReport,
-    IndexReport,
     ModelSwitch,
-    SessionInfo,
     StatusReport,
-    UndoReport,
     WindowInfo,
 )
-from ipuaro.core.tasks import TaskKind, TaskRunner
+from ipuaro.core.requests import Requests
+from ipuaro.core.session_ops import SessionOperations
+from ipuaro.core.tasks import TaskRunner
 
 if TYPE_CHECKING:
-    import threading
-
     from ipuaro.config.schema import Config
     from ipuaro.core.calls import CallFacts
-    from ipuaro.core.mcp_status import McpServerInfo
     from ipuaro.core.plan_apply import ApplyReport
+    from ipuaro.core.reports import McpServerInfo
     from ipuaro.core.wiring import AppContext
     from ipuaro.domain import ChatMessage, ToolCall
     from ipuaro.domain.plan import PlanRecord
-    from ipuaro.memory import EngineeringMemory, PatchReport
 
 
 __all__ = ["Workspace", "WorkspaceOptions"]
 
 
-class Workspace:
+class Workspace(IndexOperations, MemoryOperations, SessionOperations):
     """A project opened with a model: every operation a user can ask for."""
 
     def __init__(
@@ -76,14 +65,24 @@ class Workspace:
         self.config = config
         self.options = options
         self._asking = DecisionHandlers(decider)
-        self._listeners: list[Listener] = []
+        self._bus = EventBus()
+        self._emit = self._bus.emit  # what helpers get (the plan modules still call it here)
         self._ctx: AppContext | None = None
         self._unsubscribe_agent: Callable[[], None] | None = None
         self._plan_mode = False
-        self._index = indexing.IndexKeeper(self)
+        self._index = IndexKeeper(
+            lambda: self.ctx, lambda: self.config, self._emit, self.ask, self.project_name
+        )
         self._extensions: ExtensionHost | None = None
-        self._plans = PlanFlow(self)
-        self._tasks = TaskRunner(self._save_if_open)
+        self._tasks = TaskRunner(self._save_if_open, self._emit)
+        self.plan_ports = PlanPorts(
+            lambda: self.ctx, self._emit, self._tasks, self.propose_memory_patch
+        )
+        """What plan requests and plan apply use (``core.plan_flow``, ``core.plan_apply``)."""
+        self._plans = PlanFlow(self.plan_ports)
+        self._requests = Requests(
+            lambda: self.ctx, self._tasks, self._plans, lambda: self._extensions, self._planning
+        )
         self.commands = CommandTable()
         """This workspace's slash commands: the built-ins and the project's own."""
 
@@ -100,8 +99,26 @@ class Workspace:
         """Open the store, the session, the model client and the agent. Raises
         :class:`OpenError` naming what failed (the store, the session, the model server)."""
         workspace = cls(root, config, decider, options or WorkspaceOptions())
-        await opening.start(workspace)
+        await workspace._start()
         return workspace
+
+    async def _start(self) -> None:
+        """The extensions, the services, an interrupted apply finished, the extensions
+        started (commands into this workspace's table, ``session_start`` hooks)."""
+        from ipuaro.core.plan_apply import finish_interrupted
+
+        extensions = await ExtensionHost.open(self.root, self.config, self.ask)
+        self._extensions = extensions
+        ctx = await opening.build(self.root, self.config, self.options, self._asking, extensions)
+        self._ctx = ctx
+        self._unsubscribe_agent = opening.connect(
+            ctx, self._emit, self.propose_memory_patch, self._tasks
+        )
+        ctx.warnings.extend(self.config.notices)  # keys a project may not set
+        ctx.warnings.extend(await asyncio.to_thread(finish_interrupted, self))
+        await extensions.start(
+            self.commands, lambda: self.session_id, self.model, ctx.warnings, self._emit
+        )
 
     @property
     def ctx(self) -> AppContext:
@@ -121,7 +138,15 @@ class Workspace:
     async def aclose(self) -> None:
         """Stop the watcher, close the model client and the store (the store stays open while
         a background index thread still writes through it: the process is ending)."""
-        await opening.close(self)
+        ctx, self._ctx = self._ctx, None
+        await self._index.stop_watching()
+        await self._tasks.cancel_background()
+        if ctx is None:
+            return
+        if self._unsubscribe_agent is not None:
+            self._unsubscribe_agent()
+            self._unsubscribe_agent = None
+        await opening.close(ctx, self._index.running)
 
     @property
     def closed(self) -> bool:
@@ -131,12 +156,11 @@ class Workspace:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Every event from now on (switching the model keeps the subscription)."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self._bus.subscribe(listener)
 
-    def _emit(self, event: Event) -> None:
-        for listener in list(self._listeners):
-            listener(event)
+    async def ask(self, question: Question) -> Answer:
+        """Ask the user through the front end's decider (for the core's helpers)."""
+        return await self._asking.ask(question)
 
     # --- facts ----------------------------------------------------------------------------
 
@@ -192,15 +216,16 @@ class Workspace:
 
     @property
     def busy(self) -> bool:
-        """A task runs: a request, a plan request, a plan's apply (while its confirmation
-        waits too) or an index run the user asked for (``core.tasks``)."""
+        """A conversation task runs: a request, a plan request, a plan's apply (while its
+        confirmation waits too), ``/reindex``, ``/compact``… (``core.tasks``)."""
         return self._ctx is not None and (
             self._tasks.busy or self._ctx.agent.busy or self._plans.busy
         )
 
     @property
     def indexing(self) -> bool:
-        """A background index refresh runs (the next task waits for it before it starts)."""
+        """A background index refresh runs (the next task waits for it before it starts;
+        it does not make the workspace ``busy``: see ``core.tasks``)."""
         return self._tasks.indexing
 
     @property
@@ -220,47 +245,22 @@ class Workspace:
     async def status(self) -> StatusReport:
         from ipuaro.core.status import status_rows
 
-        return StatusReport(await asyncio.to_thread(status_rows, self))
+        rows = await asyncio.to_thread(
+            status_rows, self.ctx, self.config, self._tasks, self._plan_mode
+        )
+        return StatusReport(rows)
 
     # --- the conversation -----------------------------------------------------------------
 
     async def send(self, text: str) -> AgentEnd:
         """Run one request (then any queued follow-ups) to its end; events stream meanwhile.
         Raises :class:`WorkspaceBusy` while another request runs."""
-        from ipuaro.agent.run.loop import AgentBusy
         from ipuaro.core.plan_apply import route_apply
 
-        applied = await route_apply(self, text)  # "ok" applies the stored plan, in plan mode too
+        applied = await route_apply(self.plan_ports, text)  # "ok" applies the stored plan
         if applied is not None:
             return applied
-        agent = self.ctx.agent
-
-        async def request() -> AgentEnd:
-            if self._extensions is None:
-                return await self._plan_or_send(text)
-            return await self._extensions.send(agent, text, self._plan_or_send)
-
-        try:
-            planning = plan_request(text, self._plan_mode or agent.plan_mode) is not None
-            kind: TaskKind = "plan" if planning else "request"
-            return await self._tasks.run(kind, "a new request", request)
-        except AgentBusy as error:
-            raise WorkspaceBusy(str(error)) from None
-
-    async def _plan_or_send(self, text: str) -> AgentEnd:
-        """A plan request (plan mode — the workspace's, or a ``mode: plan`` custom command's
-        — or a ``plan:`` prefix) goes to the plan flow; anything else to the agent."""
-        agent = self.ctx.agent
-        request = plan_request(text, self._plan_mode or agent.plan_mode)
-        if request is not None:
-            return (await self._plans.run(request, text.strip())).end
-        if self._plans.busy:
-            raise WorkspaceBusy("a plan is being made; wait for it or interrupt it")
-        # Another request: the stored plan expires. A later bare "ok" answers this exchange
-        # (it goes to the model) instead of applying a plan shown turns ago.
-        self.ctx.session.plan = None
-        attach_mentions(self.ctx, text, self.window.tokens)  # @path: the file goes with it
-        return await agent.send(text)
+        return await self._requests.send(text)
 
     def custom_command(self, name: str, args: tuple[str, ...]) -> Reply:
         """``/name args`` of a custom command: its prompt (a :class:`Reply` with ``prompt``
@@ -280,10 +280,7 @@ class Workspace:
 
     def abort(self) -> None:
         """Interrupt the running request (it ends with ``aborted``) or ``!command``."""
-        self._plans.abort()
-        self.ctx.agent.abort()
-        if self._tasks.running is not None and self.ctx.tool_ctx.cancel is not None:
-            self.ctx.tool_ctx.cancel.set()  # a ``!command`` runs on the tools' cancel event
+        self._requests.abort()
 
     def request_stop(self, reason: EndReason, detail: str) -> None:
         """End the running request before its next model call with ``reason``."""
@@ -312,15 +309,19 @@ class Workspace:
 
     @property
     def auto_apply(self) -> bool:
-        return self.ctx.tool_ctx.auto_apply
+        return self.ctx.grants.auto_apply
 
     def set_auto_apply(self, on: bool) -> None:
-        """Edits applied without asking (undo still works)."""
-        self.ctx.tool_ctx.auto_apply = on
+        """Edits applied without asking (undo still works); kept for later sessions, and
+        off also drops an edit answered "always" (``security.grants``)."""
+        self.ctx.grants.set_auto_apply(on)
         self._emit(ModeChanged(on, self._plan_mode))
 
     @property
     def plan_mode(self) -> bool:
+        return self._plan_mode
+
+    def _planning(self) -> bool:
         return self._plan_mode
 
     def set_plan_mode(self, on: bool) -> None:
@@ -374,89 +375,41 @@ class Workspace:
         from ipuaro.core.plan_apply import apply_plan
 
         return await self._tasks.run(
-            "apply", "/apply", lambda: apply_plan(self, record, note, default_commands)
+            "apply", "/apply", lambda: apply_plan(self.plan_ports, record, note, default_commands)
         )
+
+    async def apply_command(self, args: tuple[str, ...]) -> Reply:
+        """``/apply``'s operation (``core.plan_apply``)."""
+        from ipuaro.core.plan_apply import apply_command
+
+        return await apply_command(self, args)
 
     # --- sessions -------------------------------------------------------------------------
 
-    def list_sessions(self) -> list[SessionInfo]:
-        """The project's sessions, oldest first; the current one is marked."""
-        return session_ops.archive(self).sessions(current=self.session_id)
-
     def new_session(self) -> str:
-        return session_ops.new_session(self)
+        """A new session is current (refused while a task runs: ``core.tasks``)."""
+        self._idle("/sessions new")
+        return session_ops.new_session(self.ctx.agent, self._emit)
 
     def load_session(self, session_id: str) -> None:
         """Make ``session_id`` current. Raises :class:`SessionMissing`."""
-        session_ops.load_session(self, session_id)
-
-    def delete_session(self, session_id: str) -> DeleteOutcome:
-        """Delete another session (and its undo history); never the current one."""
-        return session_ops.archive(self).delete(session_id, current=self.session_id)
-
-    def export_session(self, session_id: str | None = None) -> list[str]:
-        """A session (the current one by default) as JSONL lines."""
-        if session_id is None or session_id == self.session_id:
-            self.save()
-        return session_ops.archive(self).export(session_id or self.session_id)
-
-    def import_session(self, text: str, *, new_id: bool = False) -> ImportReport:
-        """Store a JSONL export in this project (``SessionsUnavailable`` on a bad file)."""
-        return session_ops.archive(self).import_text(text, new_id=new_id)
-
-    # --- undo / redo ----------------------------------------------------------------------
-
-    async def undo(self) -> UndoReport:
-        return await session_ops.undo_redo(self, "undo")
-
-    async def redo(self) -> UndoReport:
-        return await session_ops.undo_redo(self, "redo")
-
-    # --- the index ------------------------------------------------------------------------
-
-    def needs_first_index(self) -> bool:
-        """The project was never indexed (the first index is worth a progress screen)."""
-        return self.ctx.store.get_config("last_indexed") is None
-
-    async def first_index(self) -> IndexReport | None:
-        """Index a never-indexed project, asking first (:class:`LargeProject`) when it has
-        more files than ``limits.maxFilesWarning``; None when the user declined. Emits
-        ``IndexProgress``; raises :class:`IndexFailed`."""
-        return await self._index.first()
-
-    async def reindex(self) -> IndexReport:
-        """Bring the index up to date now (``IndexFailed`` on failure); a task: ``busy``
-        while it runs."""
-        return await self._tasks.run("index", "/reindex", lambda: self._index.run(background=False))
-
-    def refresh_index(self) -> asyncio.Task[IndexReport | None]:
-        """Re-index changed files in the background; progress and the result arrive as
-        ``IndexProgress`` / ``IndexFinished`` events (a failure too: the old index answers).
-        The next task waits for it before it starts (its tools read the current index)."""
-        return self._tasks.track_refresh(self._index.refresh())
-
-    def start_watching(self) -> None:
-        """Follow file changes into the index (``watchdog.enabled``) until closed."""
-        self._index.start_watching()
-
-    async def stop_watching(self) -> None:
-        await self._index.stop_watching()
-
-    @property
-    def watch_ready(self) -> threading.Event:
-        """Set while the file watcher's watch is in place: a change made after it is seen."""
-        return self._index.watch_ready
+        self._idle("/sessions load")
+        session_ops.load_session(self.ctx.agent, self._emit, session_id)
 
     # --- the model ------------------------------------------------------------------------
 
     async def list_models(self) -> list[str]:
         """The model server's models (``WorkspaceError`` when it cannot say)."""
-        return await opening.list_models(self)
+        return await opening.list_models(self.ctx)
 
     async def switch_model(self, name: str) -> ModelSwitch:
-        """Continue the same session with another model of the server. A model the server
-        does not have is refused; a failing switch keeps the old model."""
-        return await opening.switch_model(self, name)
+        """Continue the same session with another model of the server (the model binding
+        alone changes). A model the server does not have is refused; a failing switch keeps
+        the old model. While a task runs, the switch waits for it to end."""
+        switch, self.config = await opening.switch_model(
+            self.ctx, self.config, name, self._tasks, self._emit
+        )
+        return switch
 
     # --- extensions -----------------------------------------------------------------------
 
@@ -465,7 +418,7 @@ class Workspace:
         the user asked to see them)."""
         from ipuaro.core.mcp_status import mcp_servers
 
-        return await mcp_servers(self)
+        return await mcp_servers(self.ctx.mcp)
 
     # --- /eval ----------------------------------------------------------------------------
 
@@ -476,35 +429,6 @@ class Workspace:
         from ipuaro.core.evaluation import evaluate_last_answer
 
         return await evaluate_last_answer(self)
-
-    # --- engineering memory ---------------------------------------------------------------
-
-    def engineering_memory(self) -> EngineeringMemory:
-        """The user's and the project's remembered preferences as the files say now (values
-        that cannot be used are in ``.problems``, naming the file, the key and the fix)."""
-        from ipuaro.memory import load_memory
-
-        return load_memory(self.root, self.options.environ)
-
-    async def propose_memory_patch(self, patch: object, source: str) -> PatchReport:
-        """A ``memory_patch`` from the model (``remember``) or a plan: keys off the whitelist
-        are dropped and wrong types refused (both reported); the changes are shown to the user
-        (:class:`~ipuaro.core.decisions.ApplyMemory`) and written only when confirmed."""
-        from ipuaro.core.memory import propose
-
-        return await propose(self.root, self.options.environ, self._asking.ask, patch, source)
-
-    async def set_memory(self, key: str, value: str) -> PatchReport:
-        """The user's own ``/memory set KEY VALUE``: checked like a patch, written at once."""
-        from ipuaro.core.memory import set_value
-
-        return await set_value(self.root, self.options.environ, key, value)
-
-    async def unset_memory(self, key: str) -> PatchReport:
-        """The user's own ``/memory unset KEY``."""
-        from ipuaro.core.memory import set_value
-
-        return await set_value(self.root, self.options.environ, key, None)
 
     # --- helpers --------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ import os
 import stat
 from pathlib import Path
 
+from ipuaro.domain.errors import IpuaroError
+
 __all__ = ["CONFIG_FILE_LIMIT", "TEXT_FILE_LIMIT", "RepoFileRefused", "read_repo_bytes"]
 
 CONFIG_FILE_LIMIT = 1_000_000
@@ -22,7 +24,7 @@ TEXT_FILE_LIMIT = 4_000_000
 """A command template, instruction or ignore file larger than this is refused."""
 
 
-class RepoFileRefused(OSError):
+class RepoFileRefused(IpuaroError, OSError):
     """A repository file ipuaro will not read: not a regular file, or too large."""
 
 

@@ -1,9 +1,11 @@
-"""The edit engine: every change goes validate → diff → confirm → undo entry → atomic write →
-re-index (``engine``); undo/redo persisted in the store (``undo``); all-or-nothing groups
-(``transaction``); ``replace`` matching (``matching``); marker merging for ``edit_file``
-(``markers``); the edit-file sub-agent (``planner``).
+"""The edit engine: every change — an edit tool's or a plan's — is a ``changeset`` that goes
+validate → diff → confirm → stale check → undo entry → atomic write → re-index (``engine``);
+undo/redo persisted in the store (``undo``); all-or-nothing groups (``transaction``);
+``replace`` matching (``matching``); marker merging for ``edit_file`` (``markers``); the
+edit-file sub-agent (``planner``).
 """
 
+from ipuaro.edits.changeset import Changeset
 from ipuaro.edits.engine import EditEngine, EditRefused, EditResult
 from ipuaro.edits.lineedits import LineEditError, apply_line_edits, rebase_range
 from ipuaro.edits.markers import MergeFailed, merge_markers
@@ -13,6 +15,7 @@ from ipuaro.edits.transaction import FileWrite, TransactionFailed, write_all
 from ipuaro.edits.undo import UndoManager, UndoOutcome
 
 __all__ = [
+    "Changeset",
     "EditEngine",
     "EditRefused",
     "EditResult",

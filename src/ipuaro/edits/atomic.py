@@ -23,12 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.tempfiles import temp_path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class SymlinkRace(PermissionError):
+class SymlinkRace(IpuaroError, PermissionError):
     """A folder on the way to a file is (now) a symlink or not a folder: nothing was written."""
 
 

@@ -1,51 +1,71 @@
-"""The one path every change takes: validate → diff → confirm → undo entry → atomic write →
-re-index.
+"""The one write path: validate → diff → confirm → stale check → undo entry → atomic write →
+re-index → after-edit check.
 
-Every edit tool computes the new text of one or more files and hands the engine a list of
-:class:`FileChange`. The engine checks the paths and the content, shows the user one diff for
-the whole group, records the undo entries, writes every file atomically (a failure midway puts
-each file back byte for byte) and brings the store up to date through ``ctx.reindex``.
+Edit tools and plan apply both hand the engine a :class:`~ipuaro.edits.changeset.Changeset`
+(the tools through :meth:`EditEngine.apply`, a list of :class:`FileChange`). The engine checks
+the paths and the content, asks the user ONE question about the whole change (a plan's files
+may be turned down one by one), checks that nobody wrote the files while the question waited,
+records one undo step (the entries first, marked pending), writes every folder and file as one
+transaction (a failure midway puts each file back byte for byte), confirms the entries and
+brings the store up to date through ``ctx.reindex``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import errno
 import os
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from ipuaro.domain import UndoEntry
 from ipuaro.domain.edits import (
     ConfirmCallback,
     ConfirmDecision,
-    ConfirmRequest,
     FileChange,
     ReadTracker,
     Reindex,
 )
-from ipuaro.edits.diffs import changed_region, unified_diff
+from ipuaro.domain.errors import IpuaroError
+from ipuaro.edits.changeset import APPLYING_KEY, Changeset
+from ipuaro.edits.diffs import changed_region
 from ipuaro.edits.text import TextRefused, decode_utf8, split_keepends, text_hash
-from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current, write_all
+from ipuaro.edits.transaction import FileWrite, TransactionFailed, read_current
 from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.files import FileAST
     from ipuaro.edits.aftercheck import EditCheck
+    from ipuaro.security.grants import Grants
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
+
+EditStatus = Literal[
+    "applied", "unchanged", "invalid", "unconfirmed", "rejected", "stale", "failed"
+]
 
 
 class EditContext(Protocol):
     """What the engine needs of its caller (the tools' ``ToolContext`` is one)."""
 
-    config: Config
-    store: Store
-    paths: PathPolicy
-    session_id: str
-    auto_apply: bool
-    reads: ReadTracker
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def paths(self) -> PathPolicy: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def reads(self) -> ReadTracker: ...
+    @property
+    def grants(self) -> Grants:
+        """``auto_apply`` (edits apply unasked) and where an "always" answer is recorded."""
+        ...
 
     @property
     def reindex(self) -> Reindex: ...
@@ -68,6 +88,45 @@ class EditResult:
     """Paths whose content changed on disk after the change was computed."""
     check: EditCheck | None = None
     """What the applied change broke (syntax, callers, imports); None when not applied."""
+    status: EditStatus = "applied"
+    changeset: Changeset | None = None
+    """The change as written (or as it would have been), after the user's answer."""
+    notes: str = ""
+    """After the write: the after-edit check's findings, a re-index or undo-store problem."""
+    rejected: tuple[str, ...] = ()
+    """Files of a ``per_file`` change the user turned down (the rest was applied)."""
+
+
+_REFUSALS = frozenset({"invalid", "unconfirmed", "rejected"})
+
+
+def _result(
+    status: EditStatus,
+    message: str,
+    changeset: Changeset | None = None,
+    diff: str = "",
+    rejected: tuple[str, ...] = (),
+    *,
+    stale: list[str] | None = None,
+) -> EditResult:
+    """A change that was not written, and why."""
+    return EditResult(
+        False,
+        message,
+        list(changeset.files) if changeset is not None else [],
+        diff,
+        refused=status in _REFUSALS,
+        stale=stale or [],
+        status=status,
+        changeset=changeset,
+        rejected=rejected,
+    )
+
+
+def _os_error(error: OSError) -> str:
+    reason = error.strerror or errno.errorcode.get(error.errno or 0, "") or str(error)
+    where = f" ({error.filename})" if error.filename else ""
+    return f"making or removing a folder failed{where}: {reason}; nothing was written"
 
 
 # Front-ends add their own flag to this (`ipuaro run --auto-apply`, `ipuaro tool --yes`); the
@@ -75,7 +134,7 @@ class EditResult:
 NO_CONFIRM = "this change needs the user's confirmation and nobody can be asked in this run"
 
 
-class EditRefused(Exception):
+class EditRefused(IpuaroError):
     """A change breaks a rule (protected path, bad content); nothing was written."""
 
 
@@ -95,64 +154,48 @@ class EditEngine:
     async def apply(
         self, changes: list[FileChange], description: str, *, confirm: bool = True
     ) -> EditResult:
-        """Apply ``changes`` all or nothing. ``confirm=False`` only for callers that already
-        asked the user about exactly this change (a conflict resolution)."""
+        """Commit a changeset of just these files (an edit tool's change)."""
+        return await self.commit(Changeset(tuple(changes), description), confirm=confirm)
+
+    async def commit(self, changeset: Changeset, *, confirm: bool = True) -> EditResult:
+        """Write ``changeset`` all or nothing, as one undo step. ``confirm=False`` only for
+        callers that already asked the user about exactly this change (a conflict
+        resolution)."""
         from ipuaro.security.paths import PathRefused
 
+        diff = changeset.diff()
         try:
-            writes = self._validate(changes)
-            stale = self._stale(changes, writes)
+            writes = self._validate(changeset)
+            stale = self._stale(changeset, writes)
         except (EditRefused, PathRefused, TextRefused) as error:
-            return EditResult(False, str(error), refused=True)
+            return _result("invalid", str(error))
         if stale:
-            return EditResult(
-                False,
+            return _result(
+                "stale",
                 "the file changed on disk while the edit was prepared: "
                 + ", ".join(stale)
                 + "; read it again and redo the edit",
                 stale=stale,
             )
-        diff = "".join(unified_diff(c.path, c.old_text, c.new_text) for c in changes)
-        if not any(c.old_text != c.new_text for c in changes):
-            return EditResult(False, "the edit changes nothing; the file already reads that way")
-        if confirm and not self.ctx.auto_apply:
-            if self.ctx.confirm is None:
-                return EditResult(False, NO_CONFIRM, changes, diff, refused=True)
-            decision = await self._ask(changes, description, diff)
-            if decision.choice == "reject" or decision.rejected:
-                # An edit's files go together: turning some down turns the edit down.
-                return EditResult(
-                    False, "the user rejected this change", changes, diff, refused=True
-                )
-            if decision.edited:
-                try:
-                    changes, writes = self._with_user_text(changes, decision.edited)
-                except (EditRefused, PathRefused) as error:
-                    return EditResult(False, f"the edited text was refused: {error}", refused=True)
-                diff = "".join(unified_diff(c.path, c.old_text, c.new_text) for c in changes)
-            # Confirmation can take minutes: make sure nobody wrote the files meanwhile.
-            try:
-                stale = self._stale(changes, writes)
-            except TextRefused as error:
-                return EditResult(False, str(error), changes, diff, refused=True)
-            if stale:
-                return EditResult(
-                    False,
-                    "the file changed on disk while waiting for confirmation: " + ", ".join(stale),
-                    changes,
-                    diff,
-                    stale=stale,
-                )
-        return self._commit(changes, writes, description, diff)
+        if changeset.empty:
+            return _result("unchanged", "the edit changes nothing; the file already reads that way")
+        # The one place auto-apply is read: the caller's flag (the session's grants).
+        rejected: tuple[str, ...] = ()
+        if confirm and not self.ctx.grants.auto_apply:
+            asked = await self._confirmed(changeset, diff)
+            if isinstance(asked, EditResult):
+                return asked
+            changeset, writes, diff, rejected = asked
+        return await asyncio.to_thread(self._write, changeset, writes, diff, rejected)
 
     # --- steps ----------------------------------------------------------------------------
 
-    def _validate(self, changes: list[FileChange]) -> list[FileWrite]:
-        if not changes:
+    def _validate(self, changeset: Changeset) -> list[FileWrite]:
+        if not changeset.files and not changeset.dirs_created and not changeset.dirs_removed:
             raise EditRefused("no file to change")
         seen: set[str] = set()
         writes: list[FileWrite] = []
-        for change in changes:
+        for change in changeset.files:
             if change.new_text is None:
                 resolved = self.ctx.paths.check_deletable(change.path)
             else:
@@ -165,89 +208,171 @@ class EditEngine:
             if change.new_text is not None:
                 _check_content(change.new_text, resolved.rel)
             writes.append(FileWrite(resolved.rel, resolved.abs, change.new_text))
+        for folder in changeset.dirs_created:
+            self.ctx.paths.check_writable(folder)
+        for folder in changeset.dirs_removed:
+            self.ctx.paths.check_deletable(folder)
         return writes
 
-    def _stale(self, changes: list[FileChange], writes: list[FileWrite]) -> list[str]:
+    def _stale(self, changeset: Changeset, writes: list[FileWrite]) -> list[str]:
         stale: list[str] = []
-        for change, write in zip(changes, writes, strict=True):
+        for change, write in zip(changeset.files, writes, strict=True):
             data = read_current(write.abs)
             current = None if data is None else decode_utf8(data, write.rel)
             if current != change.old_text:
                 stale.append(write.rel)
         return stale
 
-    async def _ask(self, changes: list[FileChange], description: str, diff: str) -> ConfirmDecision:
-        assert self.ctx.confirm is not None
-        deleting = all(c.new_text is None for c in changes)
-        names = ", ".join(c.path for c in changes)
-        request = ConfirmRequest(
-            kind="delete" if deleting else "edit",
-            title=("Delete " if deleting else "Edit ") + names,
-            description=description,
-            diff=diff,
-            files=list(changes),
-        )
-        answer = await self.ctx.confirm(request)
-        return answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+    async def _confirmed(
+        self, changeset: Changeset, diff: str
+    ) -> tuple[Changeset, list[FileWrite], str, tuple[str, ...]] | EditResult:
+        """The user's one decision on the whole change, then the stale check: the change as
+        the user left it (files turned down, text edited), or why nothing is written."""
+        from ipuaro.security.paths import PathRefused
 
-    def _with_user_text(
-        self, changes: list[FileChange], edited: dict[str, str]
-    ) -> tuple[list[FileChange], list[FileWrite]]:
-        updated = [
-            FileChange(c.path, c.old_text, edited[c.path]) if c.path in edited else c
-            for c in changes
-        ]
-        return updated, self._validate(updated)
+        if self.ctx.confirm is None:
+            return _result("unconfirmed", NO_CONFIRM, changeset, diff)
+        answer = await self.ctx.confirm(changeset.request())
+        decision = answer if isinstance(answer, ConfirmDecision) else ConfirmDecision(answer)
+        if decision.choice == "reject" or (decision.rejected and not changeset.per_file):
+            # An edit's files go together: turning some down turns the edit down.
+            return _result("rejected", "the user rejected this change", changeset, diff)
+        if decision.choice == "always":  # this and the session's later edits, unasked
+            self.ctx.grants.grant_edits()
+        rejected = tuple(sorted(set(decision.rejected) & set(changeset.paths)))
+        changeset = changeset.without(frozenset(rejected))
+        if rejected and changeset.empty:
+            return _result("rejected", "the user rejected every file", changeset, "", rejected)
+        try:
+            if decision.edited:
+                changeset = changeset.with_text(decision.edited)
+            writes = self._validate(changeset)
+        except (EditRefused, PathRefused) as error:
+            message = f"the edited text was refused: {error}"
+            return _result("invalid", message, changeset, diff, rejected)
+        diff = changeset.diff()
+        # Confirmation can take minutes: make sure nobody wrote the files meanwhile.
+        try:
+            stale = self._stale(changeset, writes)
+        except TextRefused as error:
+            return _result("invalid", str(error), changeset, diff, rejected)
+        if stale:
+            message = "the file changed on disk while waiting for confirmation: "
+            return _result(
+                "stale", message + ", ".join(stale), changeset, diff, rejected, stale=stale
+            )
+        return changeset, writes, diff, rejected
 
-    def _commit(
-        self, changes: list[FileChange], writes: list[FileWrite], description: str, diff: str
-    ) -> EditResult:
-        store, session = self.ctx.store, self.ctx.session_id
-        group = uuid.uuid4().hex[:12] if len(changes) > 1 else None
-        limit = self.ctx.config.undo.stack_size
+    def _entries(self, changeset: Changeset, writes: list[FileWrite]) -> list[UndoEntry]:
+        """One undo entry per folder and file (under its checked project path), one group,
+        marked pending by this process."""
+        count = len(changeset.files) + len(changeset.dirs_created) + len(changeset.dirs_removed)
+        grouped = count > 1 or changeset.all_or_nothing
+        group = uuid.uuid4().hex[:12] if grouped else None
         now = time.time()
-        entries = [
-            UndoEntry(
+
+        def entry(
+            path: str, before: list[str] | None, after: list[str] | None, *, is_dir: bool = False
+        ) -> UndoEntry:
+            return UndoEntry(
                 id=uuid.uuid4().hex[:12],
                 timestamp=now,
-                file_path=write.rel,
-                previous_content=None if c.old_text is None else split_keepends(c.old_text),
-                new_content=None if c.new_text is None else split_keepends(c.new_text),
-                description=description,
+                file_path=path,
+                previous_content=before,
+                new_content=after,
+                description=changeset.description,
                 group=group,
-                group_size=len(changes) if group is not None else None,
-                previous_hash=None if c.old_text is None else text_hash(c.old_text),
-                new_hash=None if c.new_text is None else text_hash(c.new_text),
+                group_size=count if group is not None else None,
+                previous_hash=None if before is None or is_dir else text_hash("".join(before)),
+                new_hash=None if after is None or is_dir else text_hash("".join(after)),
                 pending=os.getpid(),
+                is_dir=is_dir,
+                all_or_nothing=changeset.all_or_nothing,
             )
-            for c, write in zip(changes, writes, strict=True)
+
+        def lines(text: str | None) -> list[str] | None:
+            return None if text is None else split_keepends(text)
+
+        return [
+            *(entry(d, None, [], is_dir=True) for d in changeset.dirs_created),
+            *(
+                entry(write.rel, lines(c.old_text), lines(c.new_text))
+                for c, write in zip(changeset.files, writes, strict=True)
+            ),
+            *(entry(d, [], None, is_dir=True) for d in changeset.dirs_removed),
         ]
-        # The undo entry exists before the first byte is written, marked pending: nothing
-        # lands unrecorded, and a kill before the renames leaves an entry the next undo can
-        # tell apart from a real change (UndoManager.settle).
-        for entry in entries:
-            store.push_undo(session, entry, max(limit, len(entries)), "undo")
+
+    def _write(
+        self,
+        changeset: Changeset,
+        writes: list[FileWrite],
+        diff: str,
+        rejected: tuple[str, ...],
+    ) -> EditResult:
+        """Undo entries first (pending), then the folders and files, then confirm the entries,
+        re-index, and the after-edit check. Runs in a worker thread."""
+        from ipuaro.edits.undo import put_states
+
+        store, session = self.ctx.store, self.ctx.session_id
+        limit = self.ctx.config.undo.stack_size
+        entries = self._entries(changeset, writes)
         ids = [entry.id for entry in entries]
-        before = self._before(changes)
+        group = entries[0].group
+        before = self._before(list(changeset.files))
+        # The undo entries exist before the first byte is written, marked pending: nothing
+        # lands unrecorded, and a kill before the renames leaves entries the next undo (or,
+        # for an all-or-nothing change, the next opening: the ``applying`` key) can tell
+        # apart from a real change (UndoManager.settle).
         try:
-            write_all(writes)
-        except TransactionFailed as error:
-            store.settle_undo(session, confirmed=(), dropped=ids)
-            return EditResult(False, str(error), changes, diff)
+            if changeset.all_or_nothing:
+                store.set_config(APPLYING_KEY, {"session": session, "group": group})
+            for entry in entries:
+                store.push_undo(session, entry, max(limit, len(entries)), "undo")
+        except StoreError as error:
+            with contextlib.suppress(StoreError):
+                store.settle_undo(session, confirmed=(), dropped=ids)
+                if changeset.all_or_nothing:
+                    store.set_config(APPLYING_KEY, None)
+            why = f"the undo history could not be stored ({error})"
+            return _result("failed", f"nothing was applied: {why}", changeset, diff)
+        try:
+            put_states(self.ctx.paths.root, [(e, e.new_content) for e in entries])
+        except (TransactionFailed, OSError) as error:
+            with contextlib.suppress(StoreError):
+                store.settle_undo(session, confirmed=(), dropped=ids)
+                if changeset.all_or_nothing:
+                    store.set_config(APPLYING_KEY, None)
+            message = str(error) if isinstance(error, TransactionFailed) else _os_error(error)
+            return _result("failed", message, changeset, diff)
         settle_note = ""
         try:
             store.settle_undo(session, confirmed=ids)
+            if changeset.all_or_nothing:
+                store.set_config(APPLYING_KEY, None)
         except StoreError as error:  # the entries stay pending; the next undo checks the disk
             settle_note = f"(the undo entry could not be confirmed: {error})"
-        store.clear_undo(session, "redo")
+        with contextlib.suppress(StoreError):
+            store.clear_undo(session, "redo")
+        files = list(changeset.files)
         note = self._reindex(writes)
         self._remember_reads(writes)
-        check = self._check(changes, before, indexed=not note)
-        regions = "\n\n".join(changed_region(c.path, c.old_text, c.new_text) for c in changes)
+        check = self._check(files, before, indexed=not note)
+        regions = "\n\n".join(changed_region(c.path, c.old_text, c.new_text) for c in files)
         checked = check.message() if check is not None else ""
         notes = "\n".join(n for n in (checked, note, settle_note) if n)
-        message = f"applied: {description}\n{regions}" + (f"\n{notes}" if notes else "")
-        return EditResult(True, message, changes, diff, group=group, check=check)
+        message = f"applied: {changeset.description}\n{regions}" + (f"\n{notes}" if notes else "")
+        return EditResult(
+            True,
+            message,
+            files,
+            diff,
+            group=group,
+            check=check,
+            status="applied",
+            changeset=changeset,
+            notes=notes,
+            rejected=rejected,
+        )
 
     def _before(self, changes: list[FileChange]) -> dict[str, FileAST | None]:
         from ipuaro.edits.aftercheck import before_asts

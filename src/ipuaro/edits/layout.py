@@ -20,8 +20,10 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ipuaro.domain.errors import IpuaroError
 
-class LayoutRefused(Exception):
+
+class LayoutRefused(IpuaroError):
     """The place was found but the change cannot be transplanted without guessing."""
 
 

@@ -11,10 +11,11 @@ import difflib
 import itertools
 
 from ipuaro.domain.edits import LineEdit
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.text import content_lines
 
 
-class LineEditError(Exception):
+class LineEditError(IpuaroError):
     """A range is outside the file or two ranges overlap."""
 
 

@@ -24,6 +24,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from ipuaro.domain.errors import IpuaroError
+
 _MARKER = re.compile(
     r"^\s*(?://|#|/\*|<!--|--|;|\*)\s*(?:\.{2,}|…)\s*"
     r"(?:(?:existing|rest|remaining|unchanged|previous|other|same|more|original|keep)\b[^\n]*)?"
@@ -33,7 +35,7 @@ _MARKER = re.compile(
 _BARE_ELLIPSIS = re.compile(r"^\s*(?:\.{3}|…)\s*$")
 
 
-class MergeFailed(Exception):
+class MergeFailed(IpuaroError):
     """The sketch could not be placed deterministically; the message says which chunk."""
 
 

@@ -19,6 +19,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.diffs import numbered
 from ipuaro.edits.layout import LayoutRefused, find_places, transplant
 
@@ -31,7 +32,7 @@ AMBIGUITY_MARGIN = 0.05
 """A fuzzy match must beat every other place by this much similarity to count as unique."""
 
 
-class MatchError(Exception):
+class MatchError(IpuaroError):
     """``old`` could not be placed; the message shows the model what to send instead."""
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ipuaro.domain.edits import LineEdit
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.diffs import numbered
 from ipuaro.edits.text import Lines
 
@@ -33,7 +34,7 @@ Rules:
 - Edits must not overlap. Change only what the request needs."""
 
 
-class PlanError(Exception):
+class PlanError(IpuaroError):
     """The planner's answer was not a valid list of line edits."""
 
 

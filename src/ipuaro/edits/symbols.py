@@ -11,12 +11,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.text import content_lines
 
 Action = Literal["replace", "replace_body", "insert_before", "insert_after", "delete"]
 
 
-class SymbolEditError(Exception):
+class SymbolEditError(IpuaroError):
     """The edit cannot be made as asked; the message says what to send instead."""
 
 

@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.index.reader import content_hash, split_lines
 
 Eol = Literal["\n", "\r\n", "\r"]
 _TERMINATED = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-class TextRefused(Exception):
+class TextRefused(IpuaroError):
     """The file cannot be edited as text (not UTF-8, binary)."""
 
 

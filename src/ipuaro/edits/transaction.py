@@ -12,10 +12,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.edits.atomic import Snapshot, remove_beneath, write_beneath
 
 
-class TransactionFailed(Exception):
+class TransactionFailed(IpuaroError):
     """A write failed; every file of the group is as it was before."""
 
 

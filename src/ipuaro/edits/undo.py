@@ -285,3 +285,29 @@ class UndoManager:
             [e.file_path for e in group],
             description,
         )
+
+
+def finish_interrupted(store: Store, root: Path, reindex: Reindex, limit: int) -> list[str]:
+    """At opening: an all-or-nothing change (a plan's) a kill cut short — the store's
+    ``applying`` key names its session — is completed (all files new) or, if it wrote nothing
+    yet, dropped (all files old). Returns the notice of a completed change, for the start-up
+    warnings."""
+    from ipuaro.edits.changeset import APPLYING_KEY
+    from ipuaro.store.protocol import StoreError
+
+    try:
+        marker = store.get_config(APPLYING_KEY)
+        if not isinstance(marker, dict) or not isinstance(marker.get("session"), str):
+            return []
+        session = marker["session"]
+        manager = UndoManager(store, session, root, reindex, limit)
+        if any(e.pending is not None for e in store.list_undo(session)):
+            notices = [n for n in manager.settle() if "complete" in n]
+            if any(e.pending is not None for e in store.list_undo(session)):
+                return notices  # its writer is still alive: another ipuaro is applying it
+        else:
+            notices = []
+        store.set_config(APPLYING_KEY, None)
+    except StoreError as error:
+        return [f"could not check for an interrupted plan apply: {error}"]
+    return notices

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 
 __all__ = ["COMMAND_FOLDER", "CustomCommand", "discover_commands", "parse_command_file"]
@@ -42,7 +43,7 @@ _KNOWN_KEYS = ("description", "argument-hint", "allowed-tools", "mode")
 MAX_BYTES = 256_000
 
 
-class CommandFileError(ValueError):
+class CommandFileError(IpuaroError, ValueError):
     """A command file that cannot be used; the message names the file, the key and the fix."""
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from ipuaro.config.schema import Config, ScriptToolConfig
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.extensions.process import ProgramResult, run_program
 from ipuaro.security.sandbox import ProfileName, SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome, ToolRefused
@@ -38,7 +39,7 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class ScriptToolProblem(ValueError):
+class ScriptToolProblem(IpuaroError, ValueError):
     """A declaration that cannot become a tool; the message names the key and the fix."""
 
 
@@ -153,7 +154,7 @@ class ScriptTool:
         arguments: dict[str, Any] = args.model_dump() if isinstance(args, BaseModel) else {}
         argv = self.argv_for(arguments)
         command = shlex.join(argv)
-        decision = ctx.commands.decide(command)
+        decision = ctx.commands.decide(command, granted=ctx.grants.commands)
         if decision.verdict == "deny":
             raise ToolRefused(f"command refused by policy: {decision.reason}")
         if not self.cwd.is_dir():

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.index import analyzer
 from ipuaro.index.calls import EMPTY_LINKS, CallResolver, ModuleLinks, module_links
 from ipuaro.index.worker import FileSummary
 from ipuaro.store.protocol import Store
 
 
-class Pending(Exception):
+class Pending(IpuaroError):
     """``module`` is still being parsed: ask again once its summary arrives."""
 
     def __init__(self, module: str) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import watchfiles
 from watchfiles import Change
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.index.indexer import Indexer, IndexSummary
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ SETTLE_MS = 100
 """Quiet time after the last change before a group is applied."""
 
 
-class UpdateFailed(Exception):
+class UpdateFailed(IpuaroError):
     """A batch could not be applied; its changes are kept for the next one."""
 
     def __init__(self, error: Exception, missing: int) -> None:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
+
 ErrorKind = Literal[
     "connect_refused",
     "timeout",
@@ -88,7 +90,7 @@ RETRY_POLICY: Mapping[ErrorKind, RetryRule] = MappingProxyType(
 )
 
 
-class ModelError(Exception):
+class ModelError(IpuaroError):
     """A model call failed. ``retryable`` and the default ``suggestion`` come from the table."""
 
     def __init__(

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ipuaro.domain.errors import IpuaroError
+
 _CLOSERS_AFTER_STRING = frozenset(",}]:")
 _JSON_ESCAPES = frozenset('"\\/bfnrtu')
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 
 
-class JsonRepairError(ValueError):
+class JsonRepairError(IpuaroError, ValueError):
     """The text is not JSON even after the safe repairs; ``truncated`` if it never closes."""
 
     def __init__(self, message: str, *, truncated: bool = False) -> None:

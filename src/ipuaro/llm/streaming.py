@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.session import ToolCall
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.jsonrepair import JsonRepairError, loads_lenient
@@ -38,7 +39,7 @@ from ipuaro.llm.runaway import Runaway, RunawayDetector
 from ipuaro.llm.tokens import estimate_tokens
 
 
-class RunawayCut(Exception):
+class RunawayCut(IpuaroError):
     """Raised from ``ReplyBuilder.text`` to stop reading a reply that repeats itself; the
     client catches it, ends the stream (the server stops generating) and keeps the reply."""
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 from ipuaro.domain.tempfiles import is_temp_name, temp_path, writer_alive
 from ipuaro.memory.keys import (
@@ -54,7 +55,7 @@ LEGACY_NAMES = {
 MAX_FILE_BYTES = 256 * 1024
 
 
-class MemoryFileError(Exception):
+class MemoryFileError(IpuaroError):
     """A memory file cannot be written; the message names the file and the fix."""
 
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
+
 Scope = Literal["user", "project"]
 Kind = Literal["choice", "count", "command", "name", "folders", "notes"]
 MemoryValue = str | int | tuple[str, ...]
@@ -33,7 +35,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Control characters other than tab and newline (notes may hold newlines)."""
 
 
-class InvalidValue(ValueError):
+class InvalidValue(IpuaroError, ValueError):
     """A value a key cannot take; the message says what it expects."""
 
 

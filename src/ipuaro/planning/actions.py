@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.plan import ACTION_KINDS, Action
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class ActionError:
     path: str | None = None
 
 
-class PlanInvalid(Exception):
+class PlanInvalid(IpuaroError):
     """The plan cannot be applied; ``errors`` lists every reason (nothing was written)."""
 
     def __init__(self, errors: Sequence[ActionError]) -> None:

@@ -1,35 +1,29 @@
-"""A stored plan made into one change and written as one transaction with one undo step.
+"""A stored plan made into one changeset, written by the edit engine like every change.
 
 :func:`prepare` checks everything before a byte is written (``planning.actions``; a ``patch``
 through ``planning.patch``), orders the actions, turns them into per-file changes (each file
 keeps its line endings) plus the folders created and removed, draws ONE multi-file diff and
-checks the change against the index (``planning.impact``). :func:`commit` writes it:
+checks the change against the index (``planning.impact``). :meth:`PreparedApply.changeset`
+hands it to ``edits.engine.EditEngine.commit`` — the one write path: one confirmation (files
+may be turned down one by one), the stale check, one undo step, one transaction, the re-index.
 
-1. one undo entry per file and folder, all of one group, marked ``all_or_nothing`` and pending,
-   is stored before anything is written (and the store's ``applying`` key names the session);
-2. folders are made, the files written as one transaction (``edits.transaction``: a failure
-   puts every file back byte for byte), folders removed;
-3. the entries are confirmed and the index is brought up to date.
-
-A kill between 1 and 3 leaves pending entries whose writer is gone: the next look at the undo
-stack (every workspace opening does one) finds the files either all as they were (the entries
-are dropped) or some written, and then writes the rest from the entries, so the files are all
-old or all new (``edits.undo.UndoManager.settle``). One undo reverts the whole change: every
-file byte for byte, created files and folders removed, removed ones back.
+The changeset is ``all_or_nothing``: a kill between the first and the last rename leaves
+pending entries whose writer is gone, and the next opening (the store's ``applying`` key names
+the session) finds the files either all as they were (the entries are dropped) or some written,
+and then writes the rest from the entries, so the files are all old or all new
+(``edits.undo.UndoManager.settle``). One undo reverts the whole change: every file byte for
+byte, created files and folders removed, removed ones back.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ipuaro.domain import UndoEntry
 from ipuaro.domain.edits import FileChange
+from ipuaro.edits.changeset import Changeset
 from ipuaro.planning.actions import (
     ActionError,
     PlanInvalid,
@@ -44,13 +38,9 @@ from ipuaro.planning.actions import (
     normal_path,
     ordered,
 )
-from ipuaro.store.protocol import StoreError
 
 if TYPE_CHECKING:
-    from ipuaro.domain.edits import Reindex
-    from ipuaro.domain.files import FileAST
     from ipuaro.domain.plan import Action, PlanRecord
-    from ipuaro.edits.aftercheck import EditCheck
     from ipuaro.planning.impact import ImpactReport
     from ipuaro.security.paths import PathPolicy
     from ipuaro.store.protocol import Store
@@ -58,7 +48,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class PreparedApply:
-    """Everything the user is shown and what :func:`commit` writes."""
+    """Everything the user is shown and what the edit engine writes (:meth:`changeset`)."""
 
     record: PlanRecord
     root: Path
@@ -85,16 +75,41 @@ class PreparedApply:
 
     def summary(self) -> str:
         """One line per file and folder, for the confirmation and the report."""
-        lines = [f"+ folder {d}/" for d in self.dirs_created]
-        for change in self.changes:
-            if change.old_text is None:
-                lines.append(f"+ {change.path} (new)")
-            elif change.new_text is None:
-                lines.append(f"- {change.path} (deleted)")
-            else:
-                lines.append(f"~ {change.path}")
-        lines += [f"- folder {d}/" for d in self.dirs_removed]
-        return "\n".join(lines)
+        return self.changeset("").listing()
+
+    def changeset(self, description: str, *, title: str = "", summary: str = "") -> Changeset:
+        """The change for the edit engine: files may be turned down one by one, and a kill
+        midway is completed at the next opening (``all_or_nothing``)."""
+        asked = {normal_path(a.path) for a in self.actions if a.kind == "CREATE_DIR"}
+        return Changeset(
+            tuple(self.changes),
+            description,
+            tuple(self.dirs_created),
+            tuple(self.dirs_removed),
+            frozenset(asked),
+            per_file=True,
+            all_or_nothing=True,
+            title=title,
+            summary=summary,
+        )
+
+    def written(self, changeset: Changeset, rejected: tuple[str, ...] = ()) -> PreparedApply:
+        """What the engine wrote (or would have): the files and folders left after the user
+        turned some down or edited their text."""
+        notes = [*self.notes]
+        if rejected:
+            notes.append("rejected by the user: " + ", ".join(sorted(rejected)))
+        return PreparedApply(
+            self.record,
+            self.root,
+            self.actions,
+            list(changeset.files),
+            list(changeset.dirs_created),
+            list(changeset.dirs_removed),
+            changeset.diff(),
+            self.impact,
+            notes,
+        )
 
 
 def plan_actions(record: PlanRecord, root: Path) -> tuple[list[Action], list[str]]:
@@ -212,170 +227,6 @@ def prepare(record: PlanRecord, paths: PathPolicy, store: Store | None) -> Prepa
     if store is not None:
         prepared.impact = check_impact(store, changes, record.plan)
     return prepared
-
-
-def without(prepared: PreparedApply, rejected: set[str]) -> PreparedApply:
-    """The change less the files the user rejected (and the folders only they needed)."""
-    if not rejected:
-        return prepared
-    from ipuaro.edits.diffs import unified_diff
-
-    changes = [c for c in prepared.changes if c.path not in rejected]
-    kept_files = [c.path for c in changes if c.new_text is not None]
-    asked_dirs = {
-        normal_path(a.path) for a in prepared.actions if a.kind == "CREATE_DIR"
-    } - rejected
-    created = [
-        d
-        for d in prepared.dirs_created
-        if d in asked_dirs
-        or any(p.startswith(d + "/") for p in kept_files)
-        or any(a.startswith(d + "/") for a in asked_dirs)
-    ]
-    refused_deletes = {c.path for c in prepared.changes if c.new_text is None} & rejected
-    removed = [
-        d
-        for d in prepared.dirs_removed
-        if d not in rejected and not any(p.startswith(d + "/") for p in refused_deletes)
-    ]
-    diff = "".join(unified_diff(c.path, c.old_text, c.new_text) for c in changes)
-    notes = [*prepared.notes, "rejected by the user: " + ", ".join(sorted(rejected))]
-    return PreparedApply(
-        prepared.record,
-        prepared.root,
-        prepared.actions,
-        changes,
-        created,
-        removed,
-        diff,
-        prepared.impact,
-        notes,
-    )
-
-
-def stale_files(prepared: PreparedApply) -> list[str]:
-    """Files that changed on disk since the change was built (while the user looked at it)."""
-    return [c.path for c in prepared.changes if _read_text(prepared.root, c.path) != c.old_text]
-
-
-@dataclass(frozen=True)
-class Committed:
-    ok: bool
-    message: str
-    group: str | None = None
-    reindex_note: str = ""
-    """Read after the write: a re-index failure and the after-edit check's findings."""
-    check: EditCheck | None = None
-    """What the applied change broke (``edits.aftercheck``, the check every edit gets)."""
-
-
-def commit(
-    prepared: PreparedApply,
-    store: Store,
-    session_id: str,
-    reindex: Reindex,
-    undo_limit: int,
-    description: str,
-) -> Committed:
-    """Write the change as one transaction with one undo step (see the module docstring)."""
-    from ipuaro.edits.text import split_keepends, text_hash
-    from ipuaro.edits.transaction import TransactionFailed
-    from ipuaro.edits.undo import put_states
-
-    root = prepared.root
-    group = uuid.uuid4().hex[:12]
-    now = time.time()
-    pid = os.getpid()
-    entries: list[UndoEntry] = []
-    size = len(prepared.dirs_created) + len(prepared.changes) + len(prepared.dirs_removed)
-
-    def entry(
-        path: str, before: list[str] | None, after: list[str] | None, **extra: object
-    ) -> None:
-        entries.append(
-            UndoEntry(
-                id=uuid.uuid4().hex[:12],
-                timestamp=now,
-                file_path=path,
-                previous_content=before,
-                new_content=after,
-                description=description,
-                group=group,
-                group_size=size,
-                pending=pid,
-                all_or_nothing=True,
-                **extra,
-            )
-        )
-
-    for folder in prepared.dirs_created:
-        entry(folder, None, [], is_dir=True)
-    for change in prepared.changes:
-        entry(
-            change.path,
-            None if change.old_text is None else split_keepends(change.old_text),
-            None if change.new_text is None else split_keepends(change.new_text),
-            previous_hash=None if change.old_text is None else text_hash(change.old_text),
-            new_hash=None if change.new_text is None else text_hash(change.new_text),
-        )
-    for folder in prepared.dirs_removed:
-        entry(folder, [], None, is_dir=True)
-    ids = [item.id for item in entries]
-    before = _before_asts(store, prepared.changes)
-    try:
-        store.set_config("applying", {"session": session_id, "group": group})
-        for item in entries:
-            store.push_undo(session_id, item, max(undo_limit, len(entries)), "undo")
-    except StoreError as error:
-        with contextlib.suppress(StoreError):
-            store.settle_undo(session_id, confirmed=(), dropped=ids)
-        why = f"the undo history could not be stored ({error})"
-        return Committed(False, f"nothing was applied: {why}")
-    try:
-        put_states(root, [(item, item.new_content) for item in entries])
-    except (TransactionFailed, OSError) as error:
-        store.settle_undo(session_id, confirmed=(), dropped=ids)
-        store.set_config("applying", None)
-        return Committed(False, f"nothing was applied: {error}")
-    settle_note = ""
-    try:
-        store.settle_undo(session_id, confirmed=ids)
-        store.set_config("applying", None)
-    except StoreError as error:  # the files stand; the next opening confirms the entries
-        settle_note = f"(the undo entries could not be confirmed yet: {error})"
-    store.clear_undo(session_id, "redo")
-    changed = [c.path for c in prepared.changes if c.new_text is not None]
-    deleted = [c.path for c in prepared.changes if c.new_text is None]
-    note = ""
-    try:
-        reindex(changed, deleted)
-    except Exception as error:  # the files stand; the watcher or the next index catches up
-        note = f"(the files were written but re-indexing failed: {error})"
-    check = _after_check(store, prepared.changes, before)
-    checked = check.message() if check is not None else ""
-    notes = "\n".join(n for n in (" ".join(n for n in (note, settle_note) if n), checked) if n)
-    return Committed(True, "applied", group, notes, check)
-
-
-def _before_asts(store: Store, changes: list[FileChange]) -> dict[str, FileAST | None]:
-    from ipuaro.edits.aftercheck import before_asts
-
-    try:
-        return before_asts(store, changes)
-    except (StoreError, OSError, ValueError):
-        return {}
-
-
-def _after_check(
-    store: Store, changes: list[FileChange], before: dict[str, FileAST | None]
-) -> EditCheck | None:
-    """The check every applied edit gets; it informs and never undoes the write."""
-    from ipuaro.edits.aftercheck import check_edit
-
-    try:
-        return check_edit(store, changes, before)
-    except (StoreError, OSError, ValueError):
-        return None
 
 
 def _read_text(root: Path, rel: str) -> str | None:

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from ipuaro.agent.run.observer import ModelRequestInfo, ModelResponseInfo, TurnObserver
 from ipuaro.domain import ChatMessage
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.plan import ContextRequest
 from ipuaro.llm.protocol import (
     NO_CAP,
@@ -77,7 +78,7 @@ class ContextRound:
     cuts: tuple[str, ...]
 
 
-class PlanFailed(Exception):
+class PlanFailed(IpuaroError):
     """No valid plan: ``message`` says why; ``raw`` is the model's last reply."""
 
     def __init__(self, message: str, raw: str = "", *, cancelled: bool = False) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.plan import (
     ACTION_KINDS,
     Action,
@@ -47,7 +48,7 @@ _VALIDATOR = Draft202012Validator(PLAN_SCHEMA)
 MAX_ERRORS_QUOTED = 5
 
 
-class PlanReplyError(ValueError):
+class PlanReplyError(IpuaroError, ValueError):
     """The reply is not a valid plan; ``message`` says where and why, ``raw`` is the reply.
     ``stage`` ``check``: a valid plan that apply would refuse (``planning.precheck``)."""
 

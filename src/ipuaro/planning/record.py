@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.plan import PlanRecord
 from ipuaro.planning.parse import plan_from_document, plan_to_document, validation_errors
 from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
@@ -12,7 +13,7 @@ from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
 RECORD_VERSION = 1
 
 
-class RecordUnreadable(ValueError):
+class RecordUnreadable(IpuaroError, ValueError):
     """A stored plan that no longer reads (an older schema, a damaged session)."""
 
 

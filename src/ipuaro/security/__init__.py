@@ -53,26 +53,26 @@ if TYPE_CHECKING:
     )
 
 _LOCATIONS = {
-    "AskUser": "commands",
-    "CommandDecision": "commands",
-    "CommandPolicy": "commands",
-    "Verdict": "commands",
-    "authorize": "commands",
-    "ContentRefused": "content",
-    "apply_eol": "content",
-    "check_text": "content",
-    "conform_to": "content",
-    "decode_text": "content",
-    "detect_eol": "content",
-    "split_lines": "content",
-    "PathPolicy": "paths",
-    "PathRefused": "paths",
-    "ProjectPath": "paths",
-    "CommandOutcome": "runner",
-    "cap_output": "runner",
-    "command_timeout": "runner",
-    "environment_without": "runner",
-    "run_shell": "runner",
+    "AskUser": "ipuaro.security.commands",
+    "CommandDecision": "ipuaro.security.commands",
+    "CommandPolicy": "ipuaro.security.commands",
+    "Verdict": "ipuaro.security.commands",
+    "authorize": "ipuaro.security.commands",
+    "ContentRefused": "ipuaro.security.content",
+    "apply_eol": "ipuaro.security.content",
+    "check_text": "ipuaro.security.content",
+    "conform_to": "ipuaro.security.content",
+    "decode_text": "ipuaro.security.content",
+    "detect_eol": "ipuaro.security.content",
+    "split_lines": "ipuaro.security.content",
+    "PathPolicy": "ipuaro.security.paths",
+    "PathRefused": "ipuaro.security.paths",
+    "ProjectPath": "ipuaro.security.paths",
+    "CommandOutcome": "ipuaro.security.runner",
+    "cap_output": "ipuaro.security.runner",
+    "command_timeout": "ipuaro.security.runner",
+    "environment_without": "ipuaro.security.runner",
+    "run_shell": "ipuaro.security.runner",
 }
 
 __all__ = [
@@ -103,4 +103,4 @@ def __getattr__(name: str) -> Any:
     module = _LOCATIONS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"ipuaro.security.{module}"), name)
+    return getattr(importlib.import_module(module), name)

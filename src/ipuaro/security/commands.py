@@ -17,8 +17,9 @@ Deny beats ask beats allow:
   credential-like variable (``$OPENAI_API_KEY``, ``$..._TOKEN``),
   ``find -delete``, settings that make git run commands, arguments known only at run time that
   could complete a blacklist pattern;
-- **allow**: names on the whitelist (shipped + ``whitelist.user`` + "always allow" for the
-  session) or the built-in safe list (:data:`~ipuaro.security.command_rules.SAFE_COMMANDS`).
+- **allow**: names on the whitelist (shipped + ``whitelist.user`` + the session's "always
+  allow" names, :class:`~ipuaro.security.grants.Grants`) or the built-in safe list
+  (:data:`~ipuaro.security.command_rules.SAFE_COMMANDS`).
 
 :func:`authorize` turns ``ask`` into a final answer with the user's callback; without one
 (headless) the command is refused with the reason. The policy comes from configuration and the
@@ -63,7 +64,7 @@ class CommandDecision:
     segments: list[list[str]] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     """Command names asked about only because no list has them: what "always allow" should
-    pass to :meth:`CommandPolicy.allow_always`."""
+    grant (:meth:`CommandPolicy.grantable`, then ``Grants.grant_command``)."""
 
 
 AskUser = Callable[[CommandDecision], Awaitable[bool]]
@@ -71,8 +72,9 @@ AskUser = Callable[[CommandDecision], Awaitable[bool]]
 
 
 class CommandPolicy:
-    """Decides commands for one project; the only state kept between calls is the session's
-    "always allow" names."""
+    """Decides commands for one project from configuration alone: it keeps no state between
+    calls (the session's "always allow" names live in :class:`~ipuaro.security.grants.Grants`
+    and come in through ``decide(granted=...)``)."""
 
     def __init__(
         self,
@@ -92,8 +94,7 @@ class CommandPolicy:
         self.ask_for_unknown = ask_for_unknown
         self._blacklist = [(parse_pattern(text), "blacklist") for text in blacklist]
         self._blacklist += [(parse_pattern(text), "built-in rule") for text in BUILTIN_DENY]
-        self._whitelist = {command_name(name) for name in whitelist if name.strip()}
-        self._session: set[str] = set()
+        self._whitelist = frozenset(command_name(name) for name in whitelist if name.strip())
 
     @classmethod
     def from_config(cls, root: Path, config: Config) -> CommandPolicy:
@@ -109,10 +110,12 @@ class CommandPolicy:
 
     @property
     def allowed_names(self) -> frozenset[str]:
-        return frozenset(self._whitelist | self._session)
+        """The configured whitelist (shipped and ``whitelist.user``), normalised."""
+        return self._whitelist
 
-    def allow_always(self, name: str) -> None:
-        """The user's "always allow" for this session: ``name`` counts as whitelisted.
+    def grantable(self, name: str) -> str:
+        """``name`` normalised for an "always allow" grant (it then counts as whitelisted for
+        the session); ValueError when it is no plain command name or is on the blacklist.
 
         Only the unknown-command question goes away; deny rules and other questions stay.
         """
@@ -126,17 +129,23 @@ class CommandPolicy:
             for pattern, _ in self._blacklist
         ):
             raise ValueError(f"{name!r} is on the blacklist and cannot be allowed")
-        self._session.add(normalised)
+        return normalised
 
     def decide(
-        self, command: str, *, cwds: Sequence[Path] = (), confine_cd: bool = False
+        self,
+        command: str,
+        *,
+        cwds: Sequence[Path] = (),
+        confine_cd: bool = False,
+        granted: frozenset[str] = frozenset(),
     ) -> CommandDecision:
         """allow / ask / deny for one command line, with the reason.
 
         ``cwds``: where the command starts (a persistent shell's directory, logical and
         physical; the project root when empty). ``confine_cd``: the shell keeps its directory
         after the command, so a ``cd``/``pushd`` that leaves the project (or goes where only
-        run time knows: ``cd -``, ``cd ~``, bare ``cd``) is refused.
+        run time knows: ``cd -``, ``cd ~``, bare ``cd``) is refused. ``granted``: the
+        session's "always allow" names (``Grants.commands``), counted as whitelisted.
         """
         refused = _refuse_text(command)
         if refused:
@@ -153,7 +162,7 @@ class CommandPolicy:
             self.root,
             self.paths,
             self._blacklist,
-            self.allowed_names,
+            self._whitelist | granted,
             self.ask_for_unknown,
             start=[Path(c) for c in cwds],
             confine_cd=confine_cd,

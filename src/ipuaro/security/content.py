@@ -11,6 +11,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from ipuaro.domain.errors import IpuaroError
+
 __all__ = [
     "MAX_NON_PRINTABLE_RATIO",
     "ContentRefused",
@@ -32,7 +34,7 @@ _TEXT_CONTROLS = frozenset("\t\n\r\f\v")
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 
 
-class ContentRefused(Exception):
+class ContentRefused(IpuaroError):
     """Text that may not be written; ``reason`` names the file, the problem and the fix."""
 
     def __init__(self, path: str, why: str) -> None:

@@ -35,12 +35,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ipuaro.domain.errors import IpuaroError
+
 __all__ = ["GitPlace", "GitPlaceRefused", "git_place", "linked_git_dirs"]
 
 _MAX_DOT_GIT_FILE = 4096
 
 
-class GitPlaceRefused(Exception):
+class GitPlaceRefused(IpuaroError):
     """The project names a repository ipuaro's git will not use; the message says why."""
 
 

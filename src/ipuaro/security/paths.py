@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 import pathspec
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.security.lookalike import ascii_reading
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ MAX_PATH_CHARS = 4096
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-class PathRefused(Exception):
+class PathRefused(IpuaroError):
     """A path the agent may not use; ``reason`` says which path, why, and what to do instead."""
 
     def __init__(self, path: str, why: str, fix: str = "") -> None:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ipuaro.security import shell_reaper
 from ipuaro.security.runner import NON_INTERACTIVE_ENV
 from ipuaro.security.supervisor import subreaper_argv
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from ipuaro.security.sandbox import SandboxProfile
 
 BASH = "/bin/bash"
-REAPER = Path(__file__).with_name("shell_reaper.py")
+REAPER = Path(shell_reaper.__file__)
+"""Run by file path (``python -I -S``): located through its module, wherever it lives."""
 DROPPED_ENV = ("BASH_ENV", "ENV", "CDPATH", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS")
 """Variables that would run code when the shell starts or bend ``cd``."""
 

@@ -11,6 +11,8 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from ipuaro.domain.errors import IpuaroError
+
 __all__ = [
     "MAX_BRACE_WORDS",
     "Chars",
@@ -33,7 +35,7 @@ _ANSI_SIMPLE = {
 }  # fmt: skip
 
 
-class ShellSyntaxError(ValueError):
+class ShellSyntaxError(IpuaroError, ValueError):
     """The command line cannot be parsed (unbalanced quotes, parentheses, ...)."""
 
 

@@ -25,6 +25,7 @@ from ipuaro.domain import (
     SymbolDef,
     UndoEntry,
 )
+from ipuaro.domain.errors import IpuaroError
 
 SCHEMA_VERSION = 1
 """Bumped whenever the stored shape changes; no migrations, the user re-indexes."""
@@ -39,7 +40,7 @@ so the next opening knows where to look for one a kill cut short."""
 UndoStackName = Literal["undo", "redo"]
 
 
-class StoreError(Exception):
+class StoreError(IpuaroError):
     """A store operation failed. The message names what failed and what to do."""
 
 

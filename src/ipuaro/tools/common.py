@@ -109,7 +109,7 @@ async def read_stored(ctx: ToolContext, path: str) -> StoredFile:
 
 async def ensure_secret_allowed(ctx: ToolContext, rel: str) -> None:
     """Secret files (``.env``, keys) reach the model only with the user's allowance."""
-    if not ctx.paths.is_secret(rel) or rel in ctx.allowed_secrets:
+    if not ctx.paths.is_secret(rel) or ctx.grants.allows_secret(rel):
         return
     if ctx.confirm is None:
         raise ToolRefused(
@@ -127,7 +127,7 @@ async def ensure_secret_allowed(ctx: ToolContext, rel: str) -> None:
     if decision.choice == "reject":
         raise ToolRefused(f"the user did not allow reading the secret file {rel}.")
     if decision.choice == "always":
-        ctx.allowed_secrets.add(rel)
+        ctx.grants.grant_secret(rel)
 
 
 def text_only(stored: StoredFile) -> list[str]:

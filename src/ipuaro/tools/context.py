@@ -7,7 +7,14 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ipuaro.tools.base import ConfirmCallback, EditPlanner, ReadTracker, Reindex, ToolContext
+from ipuaro.tools.base import (
+    ConfirmCallback,
+    EditPlanner,
+    Reindex,
+    SessionScope,
+    ToolContext,
+    ToolServices,
+)
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
@@ -29,19 +36,22 @@ def build_context(
     """Path and command policies come from ``config`` (never from repository content);
     ``auto_apply`` defaults to ``edit.autoApply``."""
     from ipuaro.security.commands import CommandPolicy
+    from ipuaro.security.grants import Grants
     from ipuaro.security.paths import PathPolicy
 
-    return ToolContext(
+    services = ToolServices(
         root=root,
         config=config,
         store=store,
         paths=PathPolicy.from_config(root, config),
         commands=CommandPolicy.from_config(root, config),
-        session_id=session_id or uuid.uuid4().hex[:12],
         reindex=reindex,
-        confirm=confirm,
-        auto_apply=config.edit.auto_apply if auto_apply is None else auto_apply,
-        reads=ReadTracker(),
         planner=planner,
+    )
+    grants = Grants(auto_apply=config.edit.auto_apply if auto_apply is None else auto_apply)
+    return ToolContext(
+        services,
+        SessionScope(session_id or uuid.uuid4().hex[:12], grants),
+        confirm=confirm,
         cancel=cancel,
     )

@@ -1,16 +1,19 @@
 """What the edit tools share: reading the file to change from disk (the bytes a write will
-replace) and turning an :class:`EditResult` into a tool outcome.
+replace), proposing the change as a :class:`~ipuaro.edits.changeset.Changeset` to the edit
+engine (the one write path, plan apply's too) and turning its :class:`EditResult` into a tool
+outcome.
 
 An existing secret file (``.env``, ``.npmrc``, keys) is read only with the user's allowance, as
 by ``get_lines``: an edit's "closest lines" hint and its diff would otherwise show the secret.
 :func:`read_disk_allowed` asks the user; the synchronous :func:`read_disk` refuses when the
-allowance was not given yet (``ctx.allowed_secrets``) and says how to get it.
+allowance was not given yet (``ctx.grants``) and says how to get it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ipuaro.edits.changeset import Changeset
 from ipuaro.edits.engine import EditEngine
 from ipuaro.edits.text import TextRefused, decode_utf8
 from ipuaro.edits.transaction import read_current
@@ -51,7 +54,7 @@ def read_disk(
     data = read_current(target)
     if data is None:
         return DiskFile(rel, None, None)
-    if ctx.paths.is_secret(rel) and rel not in ctx.allowed_secrets and not secret_allowed:
+    if ctx.paths.is_secret(rel) and not ctx.grants.allows_secret(rel) and not secret_allowed:
         raise ToolRefused(
             f"{rel} is a secret file (keys, .env); editing it shows its content, which needs "
             "the user's allowance first. Ask the user to allow reading it (get_lines on it asks)."
@@ -85,7 +88,7 @@ def require_existing(ctx: ToolContext, disk: DiskFile) -> str:
 
 
 async def apply_change(ctx: ToolContext, change: FileChange, description: str) -> ToolOutcome:
-    result = await EditEngine(ctx).apply([change], description)
+    result = await EditEngine(ctx).commit(Changeset((change,), description))
     details = {
         "diff": result.diff,
         "files": [

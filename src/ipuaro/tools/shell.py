@@ -67,7 +67,9 @@ async def check_command(
 ) -> CommandDecision:
     """The policy's decision once the user settled any question; ToolRefused otherwise.
     ``cwds`` and ``confine_cd``: see :meth:`~ipuaro.security.commands.CommandPolicy.decide`."""
-    decision = ctx.commands.decide(command, cwds=cwds, confine_cd=confine_cd)
+    decision = ctx.commands.decide(
+        command, cwds=cwds, confine_cd=confine_cd, granted=ctx.grants.commands
+    )
     if decision.verdict == "deny":
         raise ToolRefused(f"command refused by policy: {decision.reason}")
     profile = sandbox_profile(ctx)
@@ -105,13 +107,13 @@ async def check_command(
     if choice.choice == "reject":
         raise ToolRefused("the user declined to run the command.")
     if choice.choice == "always":
-        allowed = ctx.commands.allowed_names
+        allowed = ctx.commands.allowed_names | ctx.grants.commands
         for words in decision.segments:
             if not words or words[0] in allowed:
                 continue
             # Not a plain name (a path, a blacklisted tool): it is simply asked again next time.
             with contextlib.suppress(ValueError):
-                ctx.commands.allow_always(words[0])
+                ctx.grants.grant_command(ctx.commands.grantable(words[0]))
     return decision
 
 

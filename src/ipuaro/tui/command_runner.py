@@ -60,6 +60,7 @@ class CommandRunner:
             await chat.notice(str(error), "error")
             return
         busy_ok = command.name in WHILE_BUSY or command.spec.while_busy
+        busy_ok = busy_ok or (command.name == "model" and bool(command.args))  # it waits
         if self.app.agent_busy and not busy_ok:
             await chat.notice(
                 f"/{command.name} waits until the agent has answered (Ctrl+C interrupts it)",
@@ -224,6 +225,12 @@ class CommandRunner:
                 "info",
             )
             return
+        if self.app.agent_busy:
+            await chat.notice(
+                f"/model {command.args[0]}: switching once the agent has answered "
+                "(the running request keeps its model)",
+                "info",
+            )
         switch = await workspace.switch_model(command.args[0])
         if switch.window is None:  # refused before anything changed
             await chat.notice(switch.error or "cannot switch", "error")

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from ipuaro.domain.errors import IpuaroError
+
 if TYPE_CHECKING:
     from textual.app import App
 
 
-class EditorFailed(Exception):
+class EditorFailed(IpuaroError):
     """The editor could not run or exited with an error; nothing is applied."""
 
 

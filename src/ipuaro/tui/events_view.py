@@ -30,6 +30,7 @@ from ipuaro.core.events import (
     PlanContextRound,
     PlanUpdated,
     QueueChanged,
+    SessionSwitched,
     ToolCallEnd,
     ToolCallOutput,
     ToolCallStart,
@@ -110,6 +111,8 @@ class EventView:
             line = block.tool_line(event.call.id) if block is not None else None
             if line is not None:
                 line.finish(tool_state(event.result), result_text(event.result))
+            if app.workspace is not None:  # an edit answered "always" turns auto-apply on
+                app.status.change(auto_apply=app.workspace.auto_apply)
             check = event.result.check
             if check is not None and check.lines:  # the after-edit check, under the edit
                 warning = "check after the edit:\n" + "\n".join(f"- {x}" for x in check.lines)
@@ -156,6 +159,8 @@ class EventView:
             await app.chat.notice(f"⚠ {event.message}", "warning")
         elif isinstance(event, ModeChanged):
             app.status.change(auto_apply=event.auto_apply, plan=event.plan_mode)
+        elif isinstance(event, SessionSwitched) and app.workspace is not None:
+            app.status.change(auto_apply=app.workspace.auto_apply)  # grants stay behind
 
     async def _plan_event(self, event: PlanContextRound | PlanUpdated) -> None:
         """Plan mode: what the app fetched for the model (and cut), and the plan kept."""

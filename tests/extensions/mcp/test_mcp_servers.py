@@ -119,6 +119,11 @@ async def test_stdio_server_tools_are_offered_called_asked_about_and_read(
         assert (await h.call("mcp__demo__shout", text="hi")).data == "HI\n"
         assert (await h.call("mcp__demo__shout", text="again")).success
         assert len(confirm.requests) == 3, "after 'always' the tool is not asked about again"
+        assert h.ctx.grants.allows_mcp_tool("mcp__demo__shout")
+        h.ctx = h.ctx.for_session("another")  # what a session change does to the context
+        confirm.answer = "reject"
+        assert (await h.call("mcp__demo__shout", text="new session")).refused
+        assert len(confirm.requests) == 4, "a new session asks again"
 
 
 async def test_allow_deny_and_headless_runs(tmp_path: Path) -> None:
@@ -142,16 +147,16 @@ async def test_allow_deny_and_headless_runs(tmp_path: Path) -> None:
         assert whoami.refused, "neither: asked, and the answer was no"
         assert [r.command for r in confirm.requests] == ["mcp__demo__whoami {}"]
 
-        h.ctx.confirm = None  # headless: nobody to ask
+        h.ctx = h.ctx.replace(confirm=None)  # headless: nobody to ask
         refused = await h.call("mcp__demo__whoami")
         assert refused.refused and "mcp.allow" in (refused.error or "")
-        h.ctx.headless_allow_commands = True
+        h.ctx = h.ctx.replace(headless_allow_commands=True)
         assert (await h.call("mcp__demo__whoami")).success
 
 
 async def test_the_tool_budget_and_the_output_cap(tmp_path: Path) -> None:
     async with harness(tmp_path, {"demo": demo_stdio("--tools", "30")}, maxTools=3) as h:
-        h.ctx.headless_allow_commands, h.ctx.confirm = True, None
+        h.ctx = h.ctx.replace(headless_allow_commands=True, confirm=None)
         await h.registry.prepare()
         offered = h.mcp_names()
         assert offered[:3] == ["mcp__demo__add", "mcp__demo__whoami", "mcp__demo__read_env"]

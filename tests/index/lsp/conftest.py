@@ -103,7 +103,7 @@ def make_project(tmp_path: Path, command: str | bool, **options: float) -> Itera
     indexer.index()
     servers = LanguageServers(root, config.index.language_servers, store, **options)
     ctx = build_context(root, config, store, lambda changed, deleted: None)
-    ctx.language_servers = servers
+    ctx = ctx.replace(language_servers=servers)
     try:
         yield Project(root, store, indexer, servers, ctx)
     finally:

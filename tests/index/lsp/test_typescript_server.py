@@ -86,7 +86,7 @@ def ctx(tmp_path: Path) -> Iterator[ToolContext]:
     Indexer(root, config, store).index()
     servers = LanguageServers(root, {"typescript": command}, store)
     context = build_context(root, config, store, lambda changed, deleted: None)
-    context.language_servers = servers
+    context = context.replace(language_servers=servers)
     try:
         yield context
     finally:

@@ -19,8 +19,8 @@ from ipuaro.agent.run.dispatch import CANCELLED, CallRecord
 from ipuaro.agent.run.stats import RequestStats
 from ipuaro.domain import ChatMessage, Session
 from ipuaro.domain.edits import ReadTracker
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.store.protocol import StoreError
-from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
     from ipuaro.agent.context.manager import ContextManager
@@ -33,7 +33,7 @@ INTERRUPTED = "interrupted: the previous run ended before this call finished"
 Ask = Callable[[AgentError], Awaitable[ErrorChoice]]
 
 
-class Stop(Exception):
+class Stop(IpuaroError):
     """Ends the running request with ``reason``; the loop turns it into ``AgentEnd``."""
 
     def __init__(self, reason: EndReason, detail: str) -> None:
@@ -61,18 +61,18 @@ class SessionBook:
         self,
         sessions: SessionKeeper,
         session: Session,
-        tool_ctx: ToolContext,
+        reads: Callable[[], ReadTracker],
         context: ContextManager,
         ask: Ask,
     ) -> None:
         self.sessions = sessions
         self.session = session
-        self.tool_ctx = tool_ctx
+        self.reads = reads
+        """The current session's reads (the agent's tool context owns them)."""
         self.context = context
         self.ask = ask
         self.pinned: ChatMessage | None = None
         """The request's user message: always in the model's view, even after compaction."""
-        tool_ctx.session_id = session.id
         session.context.tokens_limit = context.budget.window
         context.meter.used = session.context.tokens_used  # a resumed session's ctx %, not 0
 
@@ -110,7 +110,7 @@ class SessionBook:
         save appended (the request has ended: there is nobody left to ask)."""
         close_dangling(self.history, CANCELLED)
         stats.fold_into(self.session.stats)
-        self.session.context.loaded_files = self.tool_ctx.reads.paths()
+        self.session.context.loaded_files = self.reads().paths()
         self.session.context.tokens_used = self.context.meter.used
         try:
             self.sessions.save(self.session)
@@ -134,8 +134,6 @@ class SessionBook:
 
     def switch(self, session: Session) -> None:
         self.session = session
-        self.tool_ctx.session_id = session.id
-        self.tool_ctx.reads = ReadTracker()
         self.context.forget()
         self.context.meter.used = session.context.tokens_used
         self.pinned = None

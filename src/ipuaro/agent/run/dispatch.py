@@ -32,6 +32,7 @@ from ipuaro.agent.events import (
 )
 from ipuaro.domain import ToolCall, ToolResult
 from ipuaro.domain.edits import Conflict
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.tools.base import Tool, ToolContext, ToolOutcome
 
 NOT_EDITS = frozenset({"run_command", "run_tests", "git_commit"})
@@ -104,7 +105,7 @@ class Dispatched:
     """Why the batch stopped early (user interrupt, or abort chosen in an error dialog)."""
 
 
-class AbortRequested(Exception):
+class AbortRequested(IpuaroError):
     """The user chose abort in an error dialog."""
 
 
@@ -159,6 +160,9 @@ class Dispatcher:
         self.on_record = on_record
         self.tools = tools
         self.ctx = ctx
+        """The session's context; each call runs on its own copy (:meth:`ToolContext.for_call`:
+        the call's id, the request's cancel event, its progress display)."""
+        self._cancel: asyncio.Event | None = None
         self.handlers = handlers
         self.emit = emit
         self.cap = cap
@@ -173,6 +177,7 @@ class Dispatcher:
     async def run(self, calls: Sequence[ToolCall], cancel: asyncio.Event) -> Dispatched:
         records: dict[str, CallRecord] = {}
         aborted: str | None = None
+        self._cancel = cancel
         try:
             for group in self._groups(calls):
                 if cancel.is_set():
@@ -185,8 +190,6 @@ class Dispatcher:
             aborted = "interrupted by the user"
         except AbortRequested as abort:
             aborted = str(abort)
-        finally:
-            self.ctx.progress = None
         out: list[CallRecord] = []
         for call in calls:
             record = records.get(call.id)
@@ -213,7 +216,8 @@ class Dispatcher:
     ) -> None:
         """``stream``: the call runs alone, so its output may go to the display as it comes
         (:class:`ToolCallOutput`); calls that run side by side get no ``progress``."""
-        self.ctx.progress = (lambda text: self.emit(ToolCallOutput(call, text))) if stream else None
+        progress = (lambda text: self.emit(ToolCallOutput(call, text))) if stream else None
+        ctx = self.ctx.for_call(call.id, cancel=self._cancel, progress=progress)
         self.emit(ToolCallStart(call, call_summary(call)))
         started = time.perf_counter()
         blocked = await self.hooks.before_tool(call) if self.hooks is not None else None
@@ -222,7 +226,7 @@ class Dispatcher:
         while blocked is None:
             try:
                 outcome = await self.tools.call_outcome(
-                    call.name, call.parameters, self.ctx, plan_mode=self.plan_mode
+                    call.name, call.parameters, ctx, plan_mode=self.plan_mode
                 )
             except Exception as error:  # the registry should not raise; if it does, the
                 # call still gets a result and the rest of the batch goes on
@@ -231,7 +235,7 @@ class Dispatcher:
                     f"{call.name} failed: internal error {type(error).__name__}: {error}"
                 )
             if outcome.conflict is not None:
-                outcome = await self._resolve_conflict(outcome.conflict)
+                outcome = await self._resolve_conflict(outcome.conflict, ctx)
             kind = failure_kind(outcome, self.tools.resolve_name(call.name) or call.name)
             if kind is None:
                 break
@@ -259,14 +263,14 @@ class Dispatcher:
         self.emit(ErrorRaised(error, choices))
         return await self.handlers.on_error(error, choices)
 
-    async def _resolve_conflict(self, conflict: Conflict) -> ToolOutcome:
+    async def _resolve_conflict(self, conflict: Conflict, ctx: ToolContext) -> ToolOutcome:
         choices: tuple[ConflictChoice, ...] = (
             ("apply", "skip", "regenerate") if conflict.rebased else ("skip", "regenerate")
         )
         self.emit(ErrorRaised(AgentError("conflict", conflict.message), choices))
         choice = await self.handlers.on_conflict(conflict.path, conflict.description, choices)
         if choice == "apply":
-            return await self.tools.apply_conflict(conflict, self.ctx)
+            return await self.tools.apply_conflict(conflict, ctx)
         if choice == "skip":
             # Headless answers "skip" by policy, nobody is asked: say what happened (the file
             # changed, which lines to re-read), never that a user decided.
@@ -317,7 +321,7 @@ def _error_text(outcome: ToolOutcome) -> str:
     return text if text.lower().startswith(("error", "refused")) else f"Error: {text}"
 
 
-class _Cancelled(Exception):
+class _Cancelled(IpuaroError):
     pass
 
 

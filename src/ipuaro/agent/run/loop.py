@@ -53,6 +53,7 @@ from ipuaro.agent.run.turn import TurnResult, stream_turn
 from ipuaro.agent.run.verify import AfterEditChecks
 from ipuaro.domain import Session, ToolCall, ToolResult
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ModelClient, ToolSpec
 from ipuaro.llm.runaway import cut_advice
@@ -71,7 +72,7 @@ KEEP_ON_DEMAND = 2
 """``/compact`` keeps this many recent messages verbatim (the last exchange)."""
 
 
-class AgentBusy(RuntimeError):
+class AgentBusy(IpuaroError, RuntimeError):
     """``send`` while a request runs: use ``steer`` or ``follow_up`` instead."""
 
 
@@ -94,7 +95,9 @@ class Agent:
     ) -> None:
         self.client = client
         self.tools = tools
-        self.tool_ctx = tool_ctx
+        self.tool_ctx: ToolContext = tool_ctx.replace(session_id=session.id)
+        """The tools' context of the current session; a session change or ``/model``
+        replaces it whole, and dispatch makes a copy per call (``for_call``)."""
         self.context = context
         self.compactor = compactor
         self.sessions = sessions
@@ -116,8 +119,8 @@ class Agent:
         self._tools_revision = 0
         self._set_tools()
         if tool_ctx.confirm is not None:
-            tool_ctx.confirm = self._announcing(tool_ctx.confirm)
-        self._book = SessionBook(sessions, session, tool_ctx, context, self._ask)
+            self.tool_ctx = self.tool_ctx.replace(confirm=self._announcing(tool_ctx.confirm))
+        self._book = SessionBook(sessions, session, lambda: self.tool_ctx.reads, context, self._ask)
         self._feedback = Feedback(lambda: self.session.history, self._book.save, self._ask)
         self._after_edits = AfterEditChecks("off", 0)
 
@@ -231,7 +234,6 @@ class Agent:
     async def _run_request(self, text: str) -> AgentEnd:
         cancel = asyncio.Event()
         self._cancel = cancel
-        self.tool_ctx.cancel = cancel
         self._stop_request = None
         self._guard.reset()
         stats = RequestStats()
@@ -545,6 +547,7 @@ class Agent:
         return announce
 
     def _switch(self, session: Session) -> None:
+        self.tool_ctx = self.tool_ctx.for_session(session.id)  # no grants, no reads carried
         self._book.switch(session)
         self._guard.reset()
 

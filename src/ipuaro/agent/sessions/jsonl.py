@@ -34,6 +34,7 @@ from ipuaro.domain import (
     SessionStats,
     UndoEntry,
 )
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.textcheck import value_problem
 
 FORMAT_VERSION = 1
@@ -42,7 +43,7 @@ MAX_DEPTH = 48
 inside a message entry."""
 
 
-class JsonlError(ValueError):
+class JsonlError(IpuaroError, ValueError):
     """The file is not a session export this version can read; the message names the line."""
 
 

@@ -14,12 +14,13 @@ import uuid
 from ipuaro.agent.context.history import last_summary_index
 from ipuaro.config.schema import SessionConfig
 from ipuaro.domain import ChatMessage, Session
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.store.protocol import Store, StoreError
 
 RECENT_SCAN = 20
 
 
-class SessionNotFound(LookupError):
+class SessionNotFound(IpuaroError, LookupError):
     """No session with this id in the project's store."""
 
     def __init__(self, session_id: str, known: list[str]) -> None:

@@ -26,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from ipuaro.config.schema import McpServerConfig, SandboxConfig
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.extensions.mcp.environment import server_environment, server_headers
 from ipuaro.extensions.process import missing_program
 from ipuaro.security.sandbox import SandboxProfile, sandboxed_argv
@@ -40,11 +41,11 @@ _LOST_CODES = frozenset({mcp_types.CONNECTION_CLOSED, mcp_types.REQUEST_TIMEOUT}
 _STDERR_TAIL = 400
 
 
-class ServerLost(Exception):
+class ServerLost(IpuaroError):
     """The server is gone or hung; ``str()`` says what happened, for the user and the model."""
 
 
-class ServerRefused(Exception):
+class ServerRefused(IpuaroError):
     """The server answered with an error (unknown tool, bad arguments)."""
 
 

@@ -1,12 +1,15 @@
 """Tool names as the model sees them, and whether a call may run: ``mcp.deny`` beats
-``mcp.allow`` beats asking the user (through the same confirmation as a shell command)."""
+``mcp.allow`` beats the session's "always" answers (``ctx.grants``,
+:class:`~ipuaro.security.grants.Grants`) beats asking the user (through the same confirmation
+as a shell command)."""
 
 from __future__ import annotations
 
 import fnmatch
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ipuaro.config.schema import McpConfig
@@ -33,22 +36,25 @@ def tool_name(server: str, tool: str) -> str | None:
     return name if len(name) <= MAX_NAME else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class CallPolicy:
+    """The configured lists only; what the user answered "always" is a session grant."""
+
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
-    session_allowed: set[str] = field(default_factory=set)
-    """Tools the user answered "always" for, this session."""
 
     @classmethod
     def from_config(cls, config: McpConfig) -> CallPolicy:
         return cls(tuple(config.allow), tuple(config.deny))
 
-    def verdict(self, server: str, tool: str) -> Verdict:
+    def verdict(
+        self, server: str, tool: str, granted: Callable[[str], bool] | None = None
+    ) -> Verdict:
+        """``granted``: whether the session allowed a tool (``Grants.allows_mcp_tool``)."""
         names = (f"{PREFIX}{server}__{tool}", *filter(None, [tool_name(server, tool)]))
         if _matches(names, self.deny):
             return "deny"
-        if _matches(names, self.allow) or names[0] in self.session_allowed:
+        if _matches(names, self.allow) or (granted is not None and granted(names[0])):
             return "allow"
         return "ask"
 
@@ -57,7 +63,7 @@ class CallPolicy:
     ) -> None:
         """Return when the call may run; raise :class:`ToolRefused` saying why not."""
         shown = f"{PREFIX}{server}__{tool}"
-        verdict = self.verdict(server, tool)
+        verdict = self.verdict(server, tool, ctx.grants.allows_mcp_tool)
         if verdict == "deny":
             raise ToolRefused(f"{shown} is denied by mcp.deny in the configuration.")
         if verdict == "allow":
@@ -86,7 +92,7 @@ class CallPolicy:
         if choice.choice == "reject":
             raise ToolRefused(f"the user declined to call {shown}.")
         if choice.choice == "always":
-            self.session_allowed.add(shown)
+            ctx.grants.grant_mcp_tool(shown)
 
 
 def _matches(names: tuple[str, ...], patterns: tuple[str, ...]) -> bool:

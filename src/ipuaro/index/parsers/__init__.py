@@ -36,6 +36,7 @@ from operator import attrgetter
 
 import tree_sitter
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.domain.files import FileAST
 from ipuaro.domain.indexes import FileIndexes, Reference, ReferenceTable
 from ipuaro.index.parsers import _bulk, _data, _tags, _ts_syntax
@@ -66,7 +67,7 @@ __all__ = [
 ]
 
 
-class UnsupportedLanguageError(ValueError):
+class UnsupportedLanguageError(IpuaroError, ValueError):
     """The path has no parser; check :func:`language_for` first."""
 
 

@@ -50,8 +50,9 @@ class GitCommit(BaseTool):
             if not pending:
                 raise ToolError("nothing to commit: " + ", ".join(files) + " have no changes.")
         else:
-            staged = await run_git(ctx.root, "diff", "--cached", "--name-status")
+            staged = await run_git(ctx.root, "diff", "--cached", "--name-status", "--relative")
             pending = [line for line in staged.stdout.splitlines() if line.strip()]
+            await self._refuse_staged_outside(ctx)
             if not pending:
                 raise ToolError(
                     "nothing is staged, so the commit would be empty; pass files to commit."
@@ -73,6 +74,24 @@ class GitCommit(BaseTool):
         sha = lines[0] if lines else ""
         text = f"Committed {sha[:10]}: {message.splitlines()[0]}\n" + "\n".join(lines[2:])
         return ToolOutcome.ok(text.rstrip(), data={"commit": sha, "files": pending})
+
+    @staticmethod
+    async def _refuse_staged_outside(ctx: ToolContext) -> None:
+        """In a monorepo whose subfolder is the project, a bare ``git commit`` would also commit
+        what is staged elsewhere in the repository: refused, naming those paths."""
+        everywhere = await run_git(ctx.root, "diff", "--cached", "--name-only", "--no-relative")
+        inside = await run_git(ctx.root, "diff", "--cached", "--name-only", "--relative")
+        prefix = await run_git(ctx.root, "rev-parse", "--show-prefix")
+        inside_paths = {prefix.stdout.strip() + path for path in inside.stdout.splitlines()}
+        outside = [p for p in everywhere.stdout.splitlines() if p and p not in inside_paths]
+        if outside:
+            shown = ", ".join(outside[:5]) + (
+                f" and {len(outside) - 5} more" if len(outside) > 5 else ""
+            )
+            raise ToolRefused(
+                f"files outside this project are staged in the repository ({shown}); a commit "
+                "would include them. Pass the files to commit, or ask the user to unstage those."
+            )
 
     @staticmethod
     def _files(ctx: ToolContext, files: list[str] | None) -> list[str]:

@@ -50,9 +50,9 @@ class GitDiff(BaseTool):
         if result.code != 0:
             raise ToolError(f"git diff failed: {result.stderr.strip()}")
         prefix = ""  # the project's folder inside the repository, when it is not the top
-        if ctx.allowed_secrets or allowed_now:
+        if ctx.grants.secrets or allowed_now:
             prefix = (await run_git(ctx.root, "rev-parse", "--show-prefix")).stdout.strip()
-        allowed = {prefix + rel for rel in ctx.allowed_secrets | allowed_now}
+        allowed = {prefix + rel for rel in ctx.grants.secrets | allowed_now}
         diff, hidden = hide_secrets(result.stdout, ctx.paths.is_secret, allowed)
         untracked = await run_git(ctx.root, "ls-files", "--others", "--exclude-standard", *spec)
         new_files = [p for p in untracked.stdout.splitlines() if p]

@@ -23,6 +23,7 @@ from typing import ClassVar
 import regex
 from pydantic import Field
 
+from ipuaro.domain.errors import IpuaroError
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import folder_prefix
 from ipuaro.tools.globs import compile_globs
@@ -48,7 +49,7 @@ class GrepSearchArgs(ArgsModel):
     path: str | None = Field(None, description="Only in this folder or file")
 
 
-class SearchTooSlow(Exception):
+class SearchTooSlow(IpuaroError):
     """The pattern ran past the deadline."""
 
     def __init__(self, searched: int) -> None:

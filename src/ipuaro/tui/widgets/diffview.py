@@ -1,8 +1,10 @@
 """A proposed edit inside the chat: every file's diff, the description, and
-``[Y] Apply  [N] Reject  [E] Edit``. The decision resolves a future the edit engine awaits.
+``[Y] Apply  [A] Always  [N] Reject  [E] Edit``. The decision resolves a future the edit
+engine awaits; ``A`` applies it and every later edit of the session unasked (a grant,
+:mod:`ipuaro.security.grants`).
 
 A change of several files (a plan's) numbers them: ``1``…``9`` turn one file down (and back),
-and ``Y`` applies the rest (``ConfirmDecision.rejected``)."""
+and ``Y`` applies the rest (``ConfirmDecision.rejected``); such a change has no ``A``."""
 
 from __future__ import annotations
 
@@ -56,6 +58,7 @@ class ConfirmPanel(Vertical, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "apply", "Apply"),
+        Binding("a", "always", "Always"),
         Binding("n,escape", "reject", "Reject"),
         Binding("e", "edit", "Edit"),
         *(Binding(str(n), f"toggle_file({n - 1})", show=False) for n in range(1, 10)),
@@ -90,6 +93,8 @@ class ConfirmPanel(Vertical, can_focus=True):
         self.rejected: set[str] = set()
         """Files turned down with 1…9 (only when the change has several)."""
         self.per_file = request.per_file and len(request.files) > 1
+        self.offers_always = not request.per_file
+        """An edit's question (not a plan's change) offers "always" for the session."""
 
     def compose(self) -> Any:
         yield Static(Text(self.request.title, style="bold"), classes="confirm-title")
@@ -108,6 +113,8 @@ class ConfirmPanel(Vertical, can_focus=True):
             )
         with Horizontal(classes="confirm-buttons"):
             yield key_button("y", "Delete" if self.deleting else "Apply", "apply")
+            if self.offers_always:
+                yield key_button("a", "Always", "always")
             yield key_button("n", "Keep" if self.deleting else "Reject", "reject")
             if self.editable:
                 yield key_button("e", "Edit", "edit")
@@ -163,7 +170,7 @@ class ConfirmPanel(Vertical, can_focus=True):
             "apply": ("✓ applied" if not decision.edited else "✓ applied with your edits")
             + (f" ({kept} of {len(self.request.files)} files)" if decision.rejected else ""),
             "reject": "✗ rejected" if not self.deleting else "✗ kept",
-            "always": "✓ applied (always)",
+            "always": "✓ applied (always)" if not self.deleting else "✓ deleted (always)",
         }[decision.choice]
         if decision.choice == "apply" and self.deleting:
             verdict = "✓ deleted"
@@ -197,6 +204,10 @@ class ConfirmPanel(Vertical, can_focus=True):
         else:
             self.decide(ConfirmDecision("apply", rejected=frozenset(self.rejected)))
 
+    def action_always(self) -> None:
+        if self.offers_always:
+            self.decide(ConfirmDecision("always"))
+
     def action_reject(self) -> None:
         self.decide(ConfirmDecision("reject"))
 
@@ -206,6 +217,9 @@ class ConfirmPanel(Vertical, can_focus=True):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        {"apply": self.action_apply, "reject": self.action_reject, "edit": self.action_edit}[
-            event.button.id or "reject"
-        ]()
+        {
+            "apply": self.action_apply,
+            "always": self.action_always,
+            "reject": self.action_reject,
+            "edit": self.action_edit,
+        }[event.button.id or "reject"]()
