@@ -24,13 +24,15 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import IO, Any
 
+from ipuaro.domain.errors import IpuaroError
+
 log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 """A frame larger than this is taken as a broken stream, not read into memory."""
 
 
-class ServerFailed(Exception):
+class ServerFailed(IpuaroError):
     """The server cannot answer: not started, exited, broke the protocol or timed out."""
 
 
