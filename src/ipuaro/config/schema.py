@@ -347,6 +347,30 @@ MCP_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
 only as letters, digits, ``_`` and ``-``."""
 
 
+class IndexConfig(Section):
+    language_servers: dict[str, str | bool] = Field(default_factory=dict)
+    """Opt-in language servers for ``find_references`` / ``find_definition``, by language:
+    ``{"python": "basedpyright-langserver --stdio"}``, or ``true`` for the known default command
+    found on PATH or in ipuaro's own environment (python: basedpyright or pyright; typescript and
+    javascript: typescript-language-server; go: gopls; rust: rust-analyzer). Started at the
+    first question about a file of that language; the index answers while one starts and
+    whenever it is missing, crashes or hangs. User config only: a project file cannot set it."""
+
+    @field_validator("language_servers", mode="before")
+    @classmethod
+    def _commands(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for language, command in value.items():
+                if isinstance(command, bool):
+                    continue
+                if not isinstance(command, str) or not command.strip():
+                    raise ValueError(
+                        f"{language}: give the server's command as a string (such as "
+                        f'"basedpyright-langserver --stdio") or true, got {command!r}'
+                    )
+        return value
+
+
 class McpServerConfig(Section):
     """One MCP server: a command started over stdio, or a streamable HTTP URL."""
 
@@ -459,6 +483,7 @@ class Config(Section):
     extensions: ExtensionsConfig = Field(default_factory=ExtensionsConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
 
     _notices: list[str] = PrivateAttr(default_factory=list)
 

@@ -157,7 +157,14 @@ class IndexKeeper:
         def failed(error: Exception) -> None:  # called from the indexing thread
             send(WatcherFailed(f"index update failed: {error}", fatal=False))
 
-        watcher = IndexWatcher(self._services().indexer, on_error=failed, ready=self.watch_ready)
+        services = self._services()
+        servers = services.tool_ctx.language_servers
+        watcher = IndexWatcher(
+            services.indexer,
+            on_error=failed,
+            ready=self.watch_ready,
+            on_changed=servers.files_changed if servers is not None else None,
+        )
         try:
             await watcher.run(stop)
         except Exception as error:  # e.g. the inotify limit: the session goes on unwatched

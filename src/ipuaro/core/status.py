@@ -37,6 +37,8 @@ def status_rows(
         if isinstance(last, int | float)
         else "never"
     )
+    servers = ctx.tool_ctx.language_servers
+    language_servers = [("language servers", "; ".join(servers.describe()))] if servers else []
     return [
         ("store", describe_store(config, ctx.root)),
         ("model", f"{ctx.client.model} ({config.llm.provider} at {base_url(config)})"),
@@ -48,6 +50,7 @@ def status_rows(
             f"{plural(len(ctx.store.file_hashes()), 'file')} · "
             f"{plural(len(ctx.store.symbol_names()), 'symbol')} · last indexed {indexed}",
         ),
+        *language_servers,
         (
             "session",
             f"{session.id} · {plural(len(session.history), 'message')} · "

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
     from ipuaro.extensions.mcp import McpManager
     from ipuaro.index.indexer import Indexer
+    from ipuaro.index.lsp import LanguageServers
     from ipuaro.tools.registry import ToolRegistry
     from ipuaro.trace.recorder import TraceRecorder
 
@@ -192,6 +193,8 @@ class AppContext:
 
     async def aclose(self) -> None:
         await self.close_shell()
+        if self.tool_ctx.language_servers is not None:
+            await asyncio.to_thread(self.tool_ctx.language_servers.close)
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.client.aclose()
@@ -264,9 +267,16 @@ async def build_app(
             session.model = client.model
 
         indexer = Indexer(root, config, store)
+        servers = _language_servers(root, config, store, env)
+        if servers is not None:
+            warnings.extend(f"language server not used: {p}" for p in servers.problems)
 
         def reindex(changed: list[str], deleted: list[str]) -> None:
             indexer.update_paths(changed, deleted)
+            if servers is not None:
+                servers.files_changed(
+                    [r for p in [*changed, *deleted] if (r := indexer.relative(p))]
+                )
 
         paths = PathPolicy.from_config(root, config)
         registry = ToolRegistry([*builtin_tools(), *extra_tools])
@@ -283,6 +293,7 @@ async def build_app(
             planner=LlmEditPlanner(client),
             shell=ShellHost() if config.commands.persistent_shell else None,
             headless_allow_commands=allow_commands,
+            language_servers=servers,
         )
         grants = Grants(auto_apply=auto_apply or config.edit.auto_apply)
         tool_ctx = ToolContext(services, SessionScope(session.id, grants), confirm=confirm)
@@ -335,6 +346,17 @@ async def build_app(
         warnings=warnings,
         mcp=mcp,
     )
+
+
+def _language_servers(
+    root: Path, config: Config, store: Store, env: Mapping[str, str]
+) -> LanguageServers | None:
+    """``index.languageServers`` (user config only): nothing starts until a tool asks."""
+    if not config.index.language_servers:
+        return None
+    from ipuaro.index.lsp import LanguageServers
+
+    return LanguageServers(root, config.index.language_servers, store, environ=env)
 
 
 def _mcp_manager(

@@ -55,6 +55,8 @@ Main branches (``Class[builtin]  module``)::
     ├── MemoryFileError, InvalidValue[ValueError] memory/files.py, memory/keys.py
     ├── UnsupportedLanguageError[ValueError]      index/parsers/__init__.py
     ├── UpdateFailed                              index/watcher.py
+    ├── ServerFailed                              index/lsp/jsonrpc.py
+    │   └── ServerTimeout
     ├── SearchTooSlow                             tools/builtin/grep_search.py
     ├── EditorFailed                              tui/editor.py
     │

@@ -77,8 +77,12 @@ class IndexWatcher:
         debounce_ms: int | None = None,
         on_error: ErrorCallback | None = None,
         ready: threading.Event | None = None,
+        on_changed: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.indexer = indexer
+        self.on_changed = on_changed
+        """Told the project-relative paths of each applied batch (the language servers drop
+        their cached answers about them)."""
         configured = indexer.config.watchdog.debounce_ms
         self.debounce_ms = configured if debounce_ms is None else debounce_ms
         self.on_error = on_error
@@ -117,7 +121,7 @@ class IndexWatcher:
             else:
                 changed.add(path)
         try:
-            return self.indexer.update_paths(sorted(changed), sorted(deleted - changed))
+            summary = self.indexer.update_paths(sorted(changed), sorted(deleted - changed))
         except Exception as error:
             self._failed = batch
             failure = UpdateFailed(error, self.missing)
@@ -125,6 +129,13 @@ class IndexWatcher:
             if self.on_error is not None:
                 self.on_error(failure)
             return None
+        if self.on_changed is not None:
+            relative = {r for path in changed | deleted if (r := self.indexer.relative(path))}
+            try:
+                self.on_changed(sorted(relative))
+            except Exception as error:  # a cache that cannot be dropped must not stop watching
+                log.warning("after an index update: %s", error)
+        return summary
 
     def _options(self) -> dict[str, int | bool]:
         # watchfiles reports every quiet gap of TICK_MS (and wakes up every TICK_MS when idle);

@@ -19,6 +19,8 @@ Extensions (documented here, nowhere else):
   (``sym:{name}``, ``ref:{name}``, ``file:{path}``, ``hashes``...): see
   :mod:`ipuaro.store.redis_indexes`.
 * ``schema_version`` inside ``project:{name}:config``.
+* ``project:{name}:answers`` (hash): cached language-server answers
+  (:mod:`ipuaro.store.redis_answers`).
 
 Writes that touch the indexes read the affected fields under WATCH and commit in one MULTI/EXEC,
 retrying when another writer got there first. Every redis-py exception leaves as a
@@ -49,6 +51,7 @@ from ipuaro.store.protocol import (
     SchemaMismatch,
     StoreError,
 )
+from ipuaro.store.redis_answers import RedisServerAnswers
 from ipuaro.store.redis_connect import Server, make_client
 from ipuaro.store.redis_indexes import (
     CALLEES_FIELD,
@@ -79,7 +82,7 @@ CHUNK = 2000
 M = TypeVar("M", bound=BaseModel)
 
 
-class RedisStore(RedisSessions):
+class RedisStore(RedisSessions, RedisServerAnswers):
     """The :class:`~ipuaro.store.protocol.Store` protocol on a Redis server (AOF expected)."""
 
     def __init__(
@@ -110,13 +113,16 @@ class RedisStore(RedisSessions):
         prefix = f"project:{project_name}"
         self._files, self._ast, self._meta = f"{prefix}:files", f"{prefix}:ast", f"{prefix}:meta"
         self._indexes, self._config = f"{prefix}:indexes", f"{prefix}:config"
+        self._answers = f"{prefix}:answers"
         self._server.check(client, enforce_aof)
         self.notices = self._server.notices
         """Things the user should know (AOF off...); the CLI prints them."""
         self.aof_enabled = self._server.aof_enabled
         if rebuild:
             with self._guard("rebuilding the project"):
-                self._client.delete(self._files, self._ast, self._meta, self._indexes)
+                self._client.delete(
+                    self._files, self._ast, self._meta, self._indexes, self._answers
+                )
                 self._client.hdel(self._config, "schema_version")
         self._check_schema()
 
@@ -293,7 +299,7 @@ class RedisStore(RedisSessions):
 
     def clear_project(self) -> None:
         with self._guard("clearing the project index"):
-            self._client.delete(self._files, self._ast, self._meta, self._indexes)
+            self._client.delete(self._files, self._ast, self._meta, self._indexes, self._answers)
 
     # --- project-wide indexes -------------------------------------------------------------
     def _entries(self, field: str, text: str | None = None) -> Entries:

@@ -45,6 +45,7 @@ from ipuaro.store.shared import (
     folder_of,
     path_range,
 )
+from ipuaro.store.sqlite_answers import SqliteServerAnswers
 from ipuaro.store.sqlite_damage import damaged_sessions_in
 from ipuaro.store.sqlite_repair import (
     REPAIR_HINT,
@@ -75,7 +76,7 @@ def _position(reference: Reference) -> tuple[int, int]:
     return reference.line, reference.column
 
 
-class SqliteStore(SqliteSessions):
+class SqliteStore(SqliteSessions, SqliteServerAnswers):
     """The :class:`~ipuaro.store.protocol.Store` protocol on one SQLite file."""
 
     def __init__(self, path: Path, project_name: str) -> None:
@@ -293,6 +294,7 @@ class SqliteStore(SqliteSessions):
         with self._write("clearing the project index") as conn:
             for table in (*_PATH_TABLES, "ref_groups", "indexed", "project_indexes"):
                 conn.execute(f"DELETE FROM {table}")
+            self._clear_server_answers(conn)
             drop_row_indexes(conn)
 
     # --- project-wide indexes -------------------------------------------------------------

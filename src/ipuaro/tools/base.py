@@ -62,6 +62,7 @@ __all__ = [
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.checks import EditCheckReport
+    from ipuaro.index.lsp import LanguageServers
     from ipuaro.memory import PatchReport
     from ipuaro.security.commands import CommandPolicy
     from ipuaro.security.paths import PathPolicy
@@ -155,6 +156,9 @@ class ToolServices:
     ``propose_memory_patch``); None where nobody can confirm (``ipuaro tool``)."""
     headless_allow_commands: bool = False
     """Headless runs: commands the policy would ask about run without asking."""
+    language_servers: LanguageServers | None = None
+    """``index.languageServers`` (None when none is configured): ``find_references`` and
+    ``find_definition`` ask them first and fall back to the index."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +237,10 @@ class ToolContext:
     @property
     def headless_allow_commands(self) -> bool:
         return self.services.headless_allow_commands
+
+    @property
+    def language_servers(self) -> LanguageServers | None:
+        return self.services.language_servers
 
     # --- the session ---------------------------------------------------------------------
     @property

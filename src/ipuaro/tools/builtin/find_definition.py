@@ -1,4 +1,6 @@
-"""find_definition: where a symbol is defined, from the symbol index."""
+"""find_definition: where a symbol is defined, from the symbol index (a name the index
+declares nowhere is asked of the language server of ``index.languageServers``, at a place it
+is used)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ from pydantic import Field
 
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.limits import MAX_DEFINITIONS
+from ipuaro.tools.server_answers import definition_outcome
 from ipuaro.tools.snippets import close_symbols, line_texts
 
 
@@ -35,6 +38,9 @@ class FindDefinition(BaseTool):
                 defs = inside or defs
         defs.sort(key=lambda d: (d.path, d.line))
         if not defs:
+            answered = await definition_outcome(ctx, symbol)
+            if answered is not None:
+                return answered
             close = close_symbols(ctx.store, name)
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             return ToolOutcome.ok(

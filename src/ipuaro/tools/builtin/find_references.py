@@ -1,4 +1,5 @@
-"""find_references: where a symbol is used, from the syntax-tree reference index."""
+"""find_references: where a symbol is used, from the syntax-tree reference index (or from
+the language server of ``index.languageServers`` when one is configured and answers)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ipuaro.index.references import judge_references
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import folder_prefix, plural
 from ipuaro.tools.limits import MAX_REFERENCES
+from ipuaro.tools.server_answers import references_outcome
 from ipuaro.tools.snippets import close_symbols, line_texts
 
 
@@ -33,6 +35,9 @@ class FindReferences(BaseTool):
             raise ToolError("symbol is empty; give an identifier such as createUser.")
         name = symbol.rsplit(".", 1)[-1].removesuffix("()")
         prefix = folder_prefix(ctx, args.path)
+        answered = await references_outcome(ctx, symbol.removesuffix("()"), name, prefix)
+        if answered is not None:
+            return answered
         candidates = ctx.store.find_references(name, prefix)
         judged = judge_references(ctx.store, name, candidates)
         refs = [j.reference for j in judged]
@@ -89,4 +94,6 @@ class FindReferences(BaseTool):
                 for r in shown
             ],
         }
+        if ctx.language_servers is not None:
+            data["source"] = "index"
         return ToolOutcome.ok("\n".join(lines), data=data)

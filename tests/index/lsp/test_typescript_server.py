@@ -1,0 +1,118 @@
+"""typescript-language-server (npm) as the TypeScript backend: installed once into a cache
+folder by npm at pinned versions; skipped, saying why, where npm or the registry is missing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ipuaro.config.schema import Config
+from ipuaro.index.indexer import Indexer
+from ipuaro.index.lsp import LanguageServers
+from ipuaro.store.sqlite import SqliteStore
+from ipuaro.tools.base import ToolContext, ToolOutcome
+from ipuaro.tools.builtin.find_references import FindReferences, FindReferencesArgs
+from ipuaro.tools.context import build_context
+
+PACKAGES = ("typescript-language-server@4.3.4", "typescript@5.7.2")
+
+JOBS = """\
+export class Job {
+  run(): number {
+    return 1;
+  }
+}
+
+export class Task {
+  run(): number {
+    return 2;
+  }
+}
+"""
+
+MAIN = """\
+import { Job, Task } from "./jobs";
+
+export function go(job: Job, task: Task): number {
+  return job.run() + task.run();
+}
+
+export function again(): number {
+  return new Job().run();
+}
+"""
+
+
+def _server_command() -> str:
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ipuaro-lsp"
+    folder = cache / ("typescript-" + "-".join(p.rsplit("@", 1)[1] for p in PACKAGES))
+    binary = folder / "node_modules" / ".bin" / "typescript-language-server"
+    if binary.exists():
+        return f"{binary} --stdio"
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the TypeScript language-server test needs it")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), *PACKAGES],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0 or not binary.exists():
+        pytest.skip(f"npm could not install {' '.join(PACKAGES)}: {done.stderr.strip()[-300:]}")
+    return f"{binary} --stdio"
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[ToolContext]:
+    command = _server_command()
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "jobs.ts").write_text(JOBS, encoding="utf-8")
+    (root / "src" / "main.ts").write_text(MAIN, encoding="utf-8")
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true}, "include": ["src"]}', encoding="utf-8"
+    )
+    config = Config()
+    store = SqliteStore(tmp_path / "store.db", "tests-lsp-ts")
+    Indexer(root, config, store).index()
+    servers = LanguageServers(root, {"typescript": command}, store)
+    context = build_context(root, config, store, lambda changed, deleted: None)
+    context = context.replace(language_servers=servers)
+    try:
+        yield context
+    finally:
+        servers.close()
+        store.close()
+
+
+def _references(ctx: ToolContext, symbol: str) -> ToolOutcome:
+    args = FindReferencesArgs(symbol=symbol)
+    return asyncio.run(FindReferences().execute(args, ctx))
+
+
+@pytest.mark.lsp
+def test_typescript_language_server_tells_the_two_run_methods_apart(ctx: ToolContext) -> None:
+    deadline = time.monotonic() + 90
+    answer = _references(ctx, "Job.run")  # starts the server: the index answers
+    assert answer.success and answer.data["source"] == "index"
+    while answer.data["source"] != "language server":  # it loads its project meanwhile
+        assert time.monotonic() < deadline, answer.content
+        time.sleep(0.5)
+        answer = _references(ctx, "Job.run")
+
+    lines = {(r["path"], r["line"], r["column"]) for r in answer.data["references"]}
+    assert lines == {("src/jobs.ts", 2, 3), ("src/main.ts", 4, 14), ("src/main.ts", 8, 20)}
+    task = _references(ctx, "Task.run")
+    assert {(r["path"], r["line"], r["column"]) for r in task.data["references"]} == {
+        ("src/jobs.ts", 8, 3),
+        ("src/main.ts", 4, 27),
+    }
