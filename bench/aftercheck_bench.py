@@ -134,7 +134,7 @@ def main() -> None:
 
     from ipuaro.config.schema import Config
     from ipuaro.edits.engine import EditEngine
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.factory import open_store
     from ipuaro.tools.context import build_context
 

@@ -64,7 +64,7 @@ def median_ms(values: list[float]) -> float:
 
 def index(root: Path) -> tuple[float, int]:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.factory import open_store
 
     config = Config()

@@ -33,7 +33,7 @@ from ipuaro.config.schema import LlmConfig  # noqa: E402
 from ipuaro.domain import ChatMessage  # noqa: E402
 from ipuaro.llm.factory import create_client  # noqa: E402
 from ipuaro.llm.protocol import TextDelta  # noqa: E402
-from ipuaro.security.runner import run_shell  # noqa: E402
+from ipuaro.security.process.runner import run_shell  # noqa: E402
 
 
 async def command_cancel(folder: Path) -> float:

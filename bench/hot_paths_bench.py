@@ -79,7 +79,7 @@ def tokens_case() -> Callable[[], None]:
 
 def secrets_case(root: Path) -> Callable[[], None]:
     from ipuaro.config.schema import Config
-    from ipuaro.security.commands import CommandPolicy
+    from ipuaro.security.policy.commands import CommandPolicy
 
     (root / "src").mkdir(parents=True)
     (root / "src" / "a.py").write_text("print('a')\n")
@@ -100,7 +100,7 @@ def secrets_case(root: Path) -> Callable[[], None]:
 
 def integrity_case(base: Path) -> Callable[[], None]:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.sqlite import SqliteStore
     from ipuaro.store.sqlite_repair import check_integrity
 

@@ -33,7 +33,7 @@ import json, resource, sys, time
 from pathlib import Path
 started = time.perf_counter()
 from ipuaro.config.loader import load_config
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.factory import open_store
 root = Path(sys.argv[1])
 config = load_config(root)

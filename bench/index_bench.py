@@ -7,8 +7,8 @@ Not a test. Run by hand (takes minutes)::
 
 Corpora default to the ``name=root`` lines printed by ``scripts/fetch-corpora``
 (three@0.160.0 and rxjs@7.8.1 package roots, the django 5.0.6 sdist root); ``--languages`` takes
-the Go, Rust, Java, C, C++ and Ruby corpora of ``bench/fetch-lang-corpora.sh``. Every index runs in a
-fresh subprocess with ``IPUARO_DATA_DIR`` in a temporary folder; peak RSS is the largest
+the Go, Rust, Java, C, C++ and Ruby corpora of ``bench/fetch-lang-corpora.sh``. Every index runs in
+a fresh subprocess with ``IPUARO_DATA_DIR`` in a temporary folder; peak RSS is the largest
 ``ru_maxrss`` of that process and its pool processes. The parse-only floor parses the same file
 list with ``parse_tree_only`` (no extraction, no store), in one process and in a pool of the same
 size. aider runs in its own venv (``AIDER_VENV``, default ``~/.cache/ipuaro-aider-venv``, created
@@ -49,7 +49,7 @@ def _peak_rss_mb() -> float:
 
 def _indexer(root: Path) -> Any:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.factory import open_store
 
     config = Config()
@@ -69,8 +69,8 @@ def child_files(root: Path) -> dict[str, Any]:
     """The files the indexer parses and their non-blank line count."""
     from ipuaro.config.schema import Config
     from ipuaro.index.parsers import language_for
-    from ipuaro.index.reader import count_loc
-    from ipuaro.index.scanner import scan
+    from ipuaro.index.scan.reader import count_loc
+    from ipuaro.index.scan.scanner import scan
 
     code: list[str] = []
     loc = 0
@@ -113,7 +113,7 @@ def child_floor(root: Path, paths: list[str], workers: int) -> dict[str, Any]:
 
 def child_changes(root: Path, saves: int) -> dict[str, Any]:
     """On a writable copy that is already indexed: one-file update, then watcher latencies."""
-    from ipuaro.index.reader import content_hash
+    from ipuaro.index.scan.reader import content_hash
     from ipuaro.index.watcher import IndexWatcher
 
     indexer = _indexer(root)

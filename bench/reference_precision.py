@@ -57,7 +57,7 @@ def fetch() -> dict[str, Path]:
 def index(root: Path, data: Path) -> Any:
     os.environ["IPUARO_DATA_DIR"] = str(data)
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.sqlite import SqliteStore
 
     store = SqliteStore(data / "index.db", root.name)
@@ -205,7 +205,7 @@ def py_confirmed(root: Path, name: str, query: list[Any], places: set[Place]) ->
 
 def listed(store: Any, name: str) -> tuple[set[Place], set[Place], set[Place], float]:
     """Lines listed before the judge, after it (all), and its ``exact`` part; judge time."""
-    from ipuaro.index.references import judge_references
+    from ipuaro.index.refs.references import judge_references
 
     refs = store.find_references(name)
     started = time.perf_counter()

@@ -33,10 +33,10 @@ import tempfile
 from pathlib import Path
 
 from ipuaro.config.schema import Config
-from ipuaro.security.command_needs import only_reads
-from ipuaro.security.commands import CommandPolicy
-from ipuaro.security.runner import run_shell
-from ipuaro.security.sandbox import SandboxProfile, engine
+from ipuaro.security.policy.command_needs import only_reads
+from ipuaro.security.policy.commands import CommandPolicy
+from ipuaro.security.process.runner import run_shell
+from ipuaro.security.sandboxing.sandbox import SandboxProfile, engine
 
 FILES = {
     "README.md": "# demo\n\nA small project.\nSecond line.\n",

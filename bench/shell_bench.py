@@ -5,10 +5,10 @@ Usage::
     .venv/bin/python bench/shell_bench.py [--rounds N] [--json FILE]
 
 In a temp project, the same short everyday commands run, alternating, through
-:func:`ipuaro.security.runner.run_shell` (a new ``bash -c`` per call, behind the Landlock
+:func:`ipuaro.security.process.runner.run_shell` (a new ``bash -c`` per call, behind the Landlock
 launcher when the kernel has it: the baseline) and through one
-:class:`ipuaro.security.persistent_shell.PersistentShell` (started once, before timing, inside
-the same sandbox). Both capture output the same way. Prints per-command medians and the ratio
+:class:`ipuaro.security.process.persistent_shell.PersistentShell` (started once, before timing,
+inside the same sandbox). Both capture output the same way. Prints per-command medians and the ratio
 baseline/persistent (above 1: the persistent shell is faster).
 """
 
@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ipuaro.security.persistent_shell import PersistentShell
-from ipuaro.security.runner import run_shell
-from ipuaro.security.sandbox import SandboxProfile, engine
+from ipuaro.security.process.persistent_shell import PersistentShell
+from ipuaro.security.process.runner import run_shell
+from ipuaro.security.sandboxing.sandbox import SandboxProfile, engine
 
 COMMANDS = [
     "true",

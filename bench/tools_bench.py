@@ -113,7 +113,7 @@ async def time_tool(registry: Any, ctx: Any, case: Case, runs: int) -> tuple[flo
 
 def build(corpus: Path) -> tuple[Any, Any, Any, float, int]:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.factory import open_store
     from ipuaro.tools.context import build_context
     from ipuaro.tools.registry import ToolRegistry

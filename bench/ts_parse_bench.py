@@ -35,7 +35,7 @@ def fetch() -> dict[str, Path]:
 def typescript_files(root: Path) -> list[str]:
     from ipuaro.config.schema import Config
     from ipuaro.index.parsers import language_for
-    from ipuaro.index.scanner import scan
+    from ipuaro.index.scan.scanner import scan
 
     return sorted(
         entry.path

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ipuaro.security.persistent_shell import available
+from ipuaro.security.process.persistent_shell import available
 from tests.agent.conftest import ScriptedModel, call, open_harness, tool_outputs
 from tests.agent.test_agent_headless import ipuaro, run, run_env
 from tests.stubs.model_server import ModelStubServer, ScriptedReply

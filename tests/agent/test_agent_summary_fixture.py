@@ -10,7 +10,7 @@ from pathlib import Path
 from ipuaro.agent.context.project import ProjectSummary
 from ipuaro.agent.context.ranking import RankSignals
 from ipuaro.config.schema import Config
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.llm.tokens import estimate_tokens
 from ipuaro.store.sqlite import SqliteStore
 

@@ -306,7 +306,7 @@ def test_broken_environment_value_is_the_failed_config_check(
 def test_doctor_names_the_sandbox_engine_and_profile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ipuaro.security.sandbox import engine
+    from ipuaro.security.sandboxing.sandbox import engine
 
     found = engine()
     line = lines_by_check(doctor(tmp_path, monkeypatch))["sandbox"]

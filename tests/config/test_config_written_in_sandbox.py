@@ -36,7 +36,7 @@ def test_a_config_written_from_inside_the_sandbox_cannot_unconfine_the_next_run(
     tmp_path: Path,
     model_server: ModelStubServer,  # noqa: F811
 ) -> None:
-    from ipuaro.security.sandbox import engine
+    from ipuaro.security.sandboxing.sandbox import engine
 
     if engine() is None:
         pytest.skip("no Landlock on this machine: nothing confines the commands")

@@ -21,8 +21,8 @@ from ipuaro.config.loader import ConfigError, load_config
 from ipuaro.config.schema import Config
 from ipuaro.domain.repofiles import RepoFileRefused, read_repo_bytes
 from ipuaro.extensions.commands import CommandFileError, parse_command_file
-from ipuaro.index.ignore import ProjectIgnore
-from ipuaro.index.scanner import scan
+from ipuaro.index.scan.ignore import ProjectIgnore
+from ipuaro.index.scan.scanner import scan
 from ipuaro.memory.files import project_file, read_layer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,7 +161,7 @@ def test_ipuaro_memory_show_on_a_planted_file_does_not_hang(tmp_path: Path, name
 
 
 def test_manifests_read_for_imports_and_scripts_are_never_waited_on(tmp_path: Path) -> None:
-    from ipuaro.security.commands import CommandPolicy
+    from ipuaro.security.policy.commands import CommandPolicy
     from ipuaro.store.sqlite import SqliteStore
     from tests.index.conftest import make_indexer
 

@@ -10,7 +10,7 @@ import pytest
 
 from ipuaro.config.schema import Config
 from ipuaro.core.evaluation import check_symbol, extract_citations, gather_evidence
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "projects" / "agent_app"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ipuaro.config.schema import Config
 from ipuaro.core.indexing import report_of
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 
 

@@ -50,7 +50,7 @@ def test_the_docstring_draws_every_exception_class() -> None:
 
 
 def test_the_standalone_scripts_stay_outside_and_keep_their_builtin() -> None:
-    from ipuaro.security import landlock
+    from ipuaro.security.sandboxing import landlock
 
     assert issubclass(landlock.LandlockError, OSError)
     assert not issubclass(landlock.LandlockError, IpuaroError)

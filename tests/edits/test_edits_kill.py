@@ -18,7 +18,7 @@ from ipuaro.config.schema import Config
 from ipuaro.domain import UndoEntry
 from ipuaro.edits.engine import EditEngine
 from ipuaro.edits.undo import UndoManager
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import FileChange
 from ipuaro.tools.context import build_context
@@ -33,7 +33,7 @@ import asyncio, sys
 from pathlib import Path
 from ipuaro.config.schema import Config
 from ipuaro.edits.engine import EditEngine
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import FileChange
 from ipuaro.tools.context import build_context

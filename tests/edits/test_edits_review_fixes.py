@@ -10,7 +10,7 @@ from ipuaro.edits.markers import MergeFailed, merge_markers
 from ipuaro.edits.planner import planner_prompt
 from ipuaro.edits.text import Lines
 from ipuaro.edits.undo import UndoManager
-from ipuaro.index.reader import split_lines
+from ipuaro.index.scan.reader import split_lines
 from ipuaro.tools.base import FileChange
 from ipuaro.tools.registry import ToolRegistry
 

@@ -173,7 +173,7 @@ async def test_a_read_only_tool_cannot_write(project: Path, server: ModelStubSer
     offered = _tools_offered(opened.model.agent_bodies[0])
     assert {"peek", "change"} <= offered
     (ended,) = [e for e in opened.events if isinstance(e, ToolCallEnd)]
-    from ipuaro.security.sandbox import engine
+    from ipuaro.security.sandboxing.sandbox import engine
 
     if engine() is not None:
         assert "denied" in (ended.result.data or "")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.protocol import Store
 from ipuaro.store.sqlite import SqliteStore
 

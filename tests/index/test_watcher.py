@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config
-from ipuaro.index.indexer import Indexer, IndexSummary
+from ipuaro.index.pipeline.indexer import Indexer, IndexSummary
 from ipuaro.index.watcher import IndexWatcher
 from ipuaro.store.sqlite import SqliteStore
 

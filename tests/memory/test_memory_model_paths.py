@@ -12,8 +12,8 @@ import pytest
 from ipuaro.domain.plan import Action
 from ipuaro.planning.actions import PlanInvalid
 from ipuaro.planning.apply import prepare
-from ipuaro.security.commands import CommandPolicy
-from ipuaro.security.paths import PathPolicy, PathRefused
+from ipuaro.security.policy.commands import CommandPolicy
+from ipuaro.security.policy.paths import PathPolicy, PathRefused
 from tests.planning.conftest import record
 
 MEMORY = ".ipuaro/project.json"

@@ -17,10 +17,10 @@ from ipuaro.config.schema import Config
 from ipuaro.domain.edits import Reindex
 from ipuaro.domain.plan import Action, Plan, PlanRecord, PlanStep, ProposedChanges
 from ipuaro.edits.engine import EditEngine, EditResult
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.planning.actions import file_sha256
 from ipuaro.planning.apply import PreparedApply
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.paths import PathPolicy
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.context import build_context
 

@@ -18,7 +18,7 @@ import pytest
 
 from ipuaro.config.schema import Config
 from ipuaro.edits.undo import UndoManager
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 
 PROJECT = "tests-apply-kill"
@@ -31,7 +31,7 @@ import asyncio, json, sys
 from pathlib import Path
 from ipuaro.config.schema import Config
 from ipuaro.domain.plan import Action, Plan, PlanRecord, ProposedChanges
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.planning import actions as checks
 from ipuaro.planning.actions import file_sha256
 from ipuaro.edits.engine import EditEngine
@@ -40,7 +40,7 @@ from ipuaro.tools.context import build_context
 # The one big file keeps the window between renames open; the 1 MB per-file limit of a plan is
 # not what this test is about.
 checks.MAX_FILE_CONTENT_BYTES = 8 * 1024 * 1024
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.paths import PathPolicy
 from ipuaro.store.sqlite import SqliteStore
 
 db, root, order = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3].split(",")

@@ -189,7 +189,7 @@ def test_an_applied_plan_gets_the_after_edit_check_too(shop: Project) -> None:
     """Plan mode warns before the write (the risks) and, like every edit, reads what the applied
     change broke after it: the callers a rename left behind, then a brace a plan dropped."""
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from tests.planning.conftest import write_plan
 
     indexer = Indexer(shop.root, Config(), shop.store)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ipuaro.config.loader import load_config
 from ipuaro.domain.plan import ContextRequest
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.planning.autocontext import gather
 from ipuaro.planning.context import ContextSource
 from ipuaro.planning.diet import (
@@ -26,7 +26,7 @@ from ipuaro.planning.diet import (
     apply_diet,
     truncate_middle,
 )
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.paths import PathPolicy
 from ipuaro.store.factory import open_store
 from ipuaro.store.protocol import Store
 from tests.agent.conftest import project  # noqa: F401  (the real agent_app project)

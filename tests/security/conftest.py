@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config
-from ipuaro.security.commands import CommandPolicy
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.commands import CommandPolicy
+from ipuaro.security.policy.paths import PathPolicy
 
 
 @pytest.fixture

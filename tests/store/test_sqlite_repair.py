@@ -14,7 +14,7 @@ import pytest
 from ipuaro.config.schema import Config
 from ipuaro.core.checks import check_sqlite
 from ipuaro.domain import ChatMessage, Session, UndoEntry
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.protocol import StoreError
 from ipuaro.store.sqlite import SqliteStore
 

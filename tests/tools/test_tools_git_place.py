@@ -1,4 +1,4 @@
-"""Which repository ipuaro's own git sees (:mod:`ipuaro.security.git_place`), with real git
+"""Which repository ipuaro's own git sees (:mod:`ipuaro.security.git.git_place`), with real git
 repositories: a monorepo opened at a subfolder shows only the project, a real ``git worktree
 add`` keeps working, and a ``.git`` that points elsewhere (a symbolic link, a file naming
 another repository, ``core.worktree`` outside the project) makes the project "not a git

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ipuaro.agent.context.manager import git_modified
-from ipuaro.security.git_guard import run_git_sync
+from ipuaro.security.git.git_guard import run_git_sync
 
 from .conftest import Project, git
 

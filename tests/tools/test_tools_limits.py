@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ipuaro.config.schema import Config
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.tools.limits import MAX_OUTPUT_LINE_CHARS, OUTPUT_LINE_SLACK, cap_output_lines
 
 from .conftest import Project

@@ -144,7 +144,7 @@ async def test_a_hostile_remembered_test_command_still_meets_the_policy(project:
 
 def test_commands_have_a_default_timeout_and_test_runners_a_longer_one() -> None:
     from ipuaro.config.schema import CommandsConfig
-    from ipuaro.security.runner import command_timeout
+    from ipuaro.security.process.runner import command_timeout
 
     defaults = CommandsConfig()
     assert command_timeout(defaults) == 30

@@ -21,9 +21,9 @@ import pytest
 
 from ipuaro.config.schema import Config, SandboxConfig
 from ipuaro.domain import ToolResult
-from ipuaro.security.commands import CommandPolicy
-from ipuaro.security.runner import run_shell
-from ipuaro.security.sandbox import SandboxProfile, engine
+from ipuaro.security.policy.commands import CommandPolicy
+from ipuaro.security.process.runner import run_shell
+from ipuaro.security.sandboxing.sandbox import SandboxProfile, engine
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import ConfirmDecision, ConfirmRequest, ToolContext
 from ipuaro.tools.context import build_context
@@ -242,7 +242,7 @@ def test_without_an_engine_commands_that_may_write_are_asked_about(
     """A kernel without Landlock (simulated: the engine probe answers none)."""
     import asyncio
 
-    import ipuaro.security.sandbox as sandbox_module
+    import ipuaro.security.sandboxing.sandbox as sandbox_module
     import ipuaro.tools.shell as shell_module
 
     monkeypatch.setattr(sandbox_module, "engine", lambda: None)

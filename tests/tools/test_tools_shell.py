@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from ipuaro.security.persistent_shell import available
+from ipuaro.security.process.persistent_shell import available
 from ipuaro.tools.shell_host import FIRST_NOTE, ShellHost
 
 from .conftest import Project

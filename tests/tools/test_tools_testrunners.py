@@ -17,7 +17,7 @@ import pytest
 
 from ipuaro.config.schema import Config
 from ipuaro.domain import ToolResult
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import ToolContext
 from ipuaro.tools.builtin.run_tests import verdict

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ipuaro.core.events import Event, IndexFinished, IndexProgress
-from ipuaro.security.persistent_shell import available
+from ipuaro.security.process.persistent_shell import available
 from ipuaro.tui.widgets.toolline import ToolLine
 from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel
 from tests.tui.conftest import (

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ipuaro.config.loader import load_config
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.factory import open_store
 from tests.tui.conftest import MakeApp, chat_text, ready, settle, submit, until
 
@@ -27,7 +27,7 @@ REPRO = textwrap.dedent(
     from pathlib import Path
     from textual.app import App
     from ipuaro.config.loader import load_config
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.factory import open_store
 
     class IndexInTextual(App[str]):
@@ -99,7 +99,7 @@ def big_project(project: Path) -> Path:
 async def test_the_tui_opens_reindexes_and_watches_a_project_of_60_files(
     make_app: MakeApp, big_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ipuaro.index import pool
+    from ipuaro.index.pipeline import pool
 
     pools: list[int] = []
     start = pool.ShardedPool.__init__

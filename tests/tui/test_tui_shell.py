@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ipuaro.security.persistent_shell import available
+from ipuaro.security.process.persistent_shell import available
 from ipuaro.tui.widgets.toolline import ToolLine
 from tests.stubs.model_server import ModelStubServer
 from tests.tui.conftest import MakeApp, play, ready, reply, settle, submit, until

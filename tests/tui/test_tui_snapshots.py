@@ -36,7 +36,9 @@ RunBefore = Callable[[Pilot[Any]], Awaitable[None]]
 def same_sandbox_word(monkeypatch: pytest.MonkeyPatch) -> None:
     """The snapshots are of the layout; the status bar's sandbox word depends on the kernel
     (Landlock or not), so it reads the same on every machine."""
-    monkeypatch.setattr("ipuaro.security.sandbox.status_label", lambda name: f"sandbox: {name}")
+    monkeypatch.setattr(
+        "ipuaro.security.sandboxing.sandbox.status_label", lambda name: f"sandbox: {name}"
+    )
 
 
 def steps(*actions: Callable[[Pilot[Any]], Awaitable[object]]) -> RunBefore:

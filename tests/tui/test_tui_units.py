@@ -270,7 +270,7 @@ def test_git_branch_reads_head(tmp_path: Path) -> None:
 
 
 def test_status_text_shows_the_sandbox_profile_or_its_warning() -> None:
-    from ipuaro.security.sandbox import status_label
+    from ipuaro.security.sandboxing.sandbox import status_label
 
     assert status_text(StatusFields(project="p", sandbox=status_label("off"))).endswith(
         "[⚠ sandbox off] ✓"

@@ -26,7 +26,7 @@ from ipuaro.cli.common import fail, load_project
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.edits import ConfirmChoice, ConfirmDecision, ConfirmRequest
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.store.protocol import Store
     from ipuaro.tools.base import Tool
 
@@ -80,7 +80,7 @@ def confirmer(assume_yes: bool) -> TerminalConfirm | None:
 
 def ensure_indexed(root: Path, config: Config, store: Store) -> Indexer:
     """The indexer for ``root``; indexes first when the store has never seen the project."""
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
 
     indexer = Indexer(root, config, store)
     if store.get_config("last_indexed") is None:
@@ -104,7 +104,7 @@ def refresh_named(indexer: Indexer, store: Store, paths: list[str]) -> list[str]
     """Re-index the named files whose bytes on disk differ from the index (edited, created or
     deleted since it was built); returns their project-relative paths. Folders are left to
     ``--refresh``: reconciling one is a partial re-index, not a cheap check."""
-    from ipuaro.index.reader import content_hash
+    from ipuaro.index.scan.reader import content_hash
 
     stale: list[str] = []
     for path in paths:

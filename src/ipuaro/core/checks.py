@@ -414,7 +414,7 @@ def check_sandbox(root: Path, config: Config) -> CheckResult:
     import subprocess
     import tempfile
 
-    from ipuaro.security.sandbox import SandboxProfile, engine
+    from ipuaro.security.sandboxing.sandbox import SandboxProfile, engine
 
     profile = SandboxProfile.for_project(root, config.sandbox)
     if profile.name == "off":
@@ -453,6 +453,6 @@ def check_sandbox(root: Path, config: Config) -> CheckResult:
 def sandbox_label(config: Config) -> str:
     """The status bar's word for the command sandbox (its profile, or a warning when commands
     run unconfined)."""
-    from ipuaro.security.sandbox import status_label
+    from ipuaro.security.sandboxing.sandbox import status_label
 
     return status_label(config.sandbox.profile)

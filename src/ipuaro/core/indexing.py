@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ipuaro.core.ports import Ask, Emit
     from ipuaro.core.tasks import TaskRunner
     from ipuaro.core.wiring import AppContext
-    from ipuaro.index.indexer import IndexSummary
+    from ipuaro.index.pipeline.indexer import IndexSummary
 
 PROGRESS_EVERY_S = 0.1
 """The indexer reports every file; the first index's progress goes out at most this often."""

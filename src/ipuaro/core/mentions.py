@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ipuaro.security.paths import PathRefused
+from ipuaro.security.policy.paths import PathRefused
 
 if TYPE_CHECKING:
     from ipuaro.core.wiring import AppContext

@@ -12,7 +12,7 @@ from ipuaro.core.errors import IndexFailed
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
-    from ipuaro.index.indexer import Indexer, IndexSummary
+    from ipuaro.index.pipeline.indexer import Indexer, IndexSummary
 
     IndexRun = IndexSummary
     """Everything one run did (files, parsed, unchanged, deleted, symbols, seconds…)."""
@@ -37,7 +37,7 @@ class ProjectIndex:
     @classmethod
     def open(cls, root: Path, config: Config, *, rebuild: bool = False) -> ProjectIndex:
         """Open the project's store (``rebuild`` drops the stored index first)."""
-        from ipuaro.index.indexer import ConfigOpener, Indexer
+        from ipuaro.index.pipeline.indexer import ConfigOpener, Indexer
         from ipuaro.store.factory import open_store
 
         with _store_errors():

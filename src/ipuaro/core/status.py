@@ -1,5 +1,5 @@
 """``/status``: the store, the model, the context, the index, the session and what the user
-granted for it ("always" answers, :mod:`ipuaro.security.grants`) in rows."""
+granted for it ("always" answers, :mod:`ipuaro.security.policy.grants`) in rows."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.core.tasks import TaskRunner
     from ipuaro.core.wiring import AppContext
-    from ipuaro.security.grants import GrantsView
+    from ipuaro.security.policy.grants import GrantsView
 
 
 def percent(used: int, limit: int) -> int:

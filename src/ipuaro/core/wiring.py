@@ -35,15 +35,15 @@ from ipuaro.domain.edits import ConfirmCallback
 from ipuaro.llm.errors import ModelError
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ContextWindow, ModelClient, ModelInfo
-from ipuaro.security.grants import Grants
+from ipuaro.security.policy.grants import Grants
 from ipuaro.store.protocol import Store
 from ipuaro.tools.base import SessionScope, Tool, ToolContext, ToolServices
 
 if TYPE_CHECKING:
     from ipuaro.edits.undo import UndoManager
     from ipuaro.extensions.mcp import McpManager
-    from ipuaro.index.indexer import Indexer
     from ipuaro.index.lsp import LanguageServers
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.tools.registry import ToolRegistry
     from ipuaro.trace.recorder import TraceRecorder
 
@@ -235,11 +235,11 @@ async def build_app(
     ``SessionNotFound`` (unknown ``session_id``) and ``ModelError`` (the model server cannot
     tell its window)."""
     from ipuaro.edits.planner import LlmEditPlanner
-    from ipuaro.index.indexer import Indexer
+    from ipuaro.index.pipeline.indexer import Indexer
     from ipuaro.llm.tokens import estimate_tokens
     from ipuaro.memory import load_memory
-    from ipuaro.security.commands import CommandPolicy
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.commands import CommandPolicy
+    from ipuaro.security.policy.paths import PathPolicy
     from ipuaro.store.factory import open_store
     from ipuaro.tools.registry import ToolRegistry, builtin_tools
     from ipuaro.tools.shell_host import ShellHost

@@ -26,12 +26,12 @@ Main branches (``Class[builtin]  module``)::
     │   └── WorkspaceBusy
     │
     │   refused input — a path, a text, an edit the user or the model asked for
-    ├── PathRefused                               security/paths.py
+    ├── PathRefused                               security/policy/paths.py
     │   └── ProtectedPath
-    ├── ContentRefused                            security/content.py
-    ├── GitPlaceRefused                           security/git_place.py
+    ├── ContentRefused                            security/policy/content.py
+    ├── GitPlaceRefused                           security/git/git_place.py
     ├── RepoFileRefused[OSError]                  domain/repofiles.py
-    ├── ShellSyntaxError[ValueError]              security/shell_words.py
+    ├── ShellSyntaxError[ValueError]              security/shell/shell_words.py
     ├── EditRefused                               edits/engine.py
     ├── TextRefused                               edits/text.py
     ├── LayoutRefused                             edits/layout.py
@@ -62,10 +62,10 @@ Main branches (``Class[builtin]  module``)::
     │
     │   internal signals — caught where they are raised, never shown
     └── Stop, AbortRequested, _Cancelled (agent/run), RunawayCut (llm/streaming.py),
-        Pending (index/facts.py), _DuplicateKey (config/loader.py)
+        Pending (index/pipeline/facts.py), _DuplicateKey (config/loader.py)
 
-Outside the tree by necessity: ``LandlockError[OSError]`` (security/landlock.py) and the
-supervisor's ``_Stop`` (security/supervisor.py). Both modules also run as scripts under
+Outside the tree by necessity: ``LandlockError[OSError]`` (security/sandboxing/landlock.py) and the
+supervisor's ``_Stop`` (security/sandboxing/supervisor.py). Both modules also run as scripts under
 ``python -I -S``, where ipuaro itself cannot be imported.
 """
 

@@ -137,7 +137,7 @@ class EditCheck:
 def before_asts(store: Store, changes: Sequence[FileChange]) -> dict[str, FileAST | None]:
     """The old text's syntax summaries, taken before the write replaces them in the index.
     The index's copy is used when it was read from exactly that text; otherwise it is parsed."""
-    from ipuaro.index.reader import content_hash
+    from ipuaro.index.scan.reader import content_hash
 
     found: dict[str, FileAST | None] = {}
     for change in changes:
@@ -193,7 +193,7 @@ def check_edit(
 
 
 def _current_ast(store: Store, path: str, text: str) -> FileAST | None:
-    from ipuaro.index.reader import content_hash
+    from ipuaro.index.scan.reader import content_hash
 
     stored = store.get_file(path)
     if stored is not None and stored.hash == content_hash(text.encode("utf-8", "surrogatepass")):

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from ipuaro.config.schema import Config
     from ipuaro.domain.files import FileAST
     from ipuaro.edits.aftercheck import EditCheck
-    from ipuaro.security.grants import Grants
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.grants import Grants
+    from ipuaro.security.policy.paths import PathPolicy
     from ipuaro.store.protocol import Store
 
 EditStatus = Literal[
@@ -139,7 +139,7 @@ class EditRefused(IpuaroError):
 
 
 def _check_content(text: str, path: str) -> None:
-    from ipuaro.security.content import ContentRefused, check_text
+    from ipuaro.security.policy.content import ContentRefused, check_text
 
     try:
         check_text(text, path)
@@ -161,7 +161,7 @@ class EditEngine:
         """Write ``changeset`` all or nothing, as one undo step. ``confirm=False`` only for
         callers that already asked the user about exactly this change (a conflict
         resolution)."""
-        from ipuaro.security.paths import PathRefused
+        from ipuaro.security.policy.paths import PathRefused
 
         diff = changeset.diff()
         try:
@@ -228,7 +228,7 @@ class EditEngine:
     ) -> tuple[Changeset, list[FileWrite], str, tuple[str, ...]] | EditResult:
         """The user's one decision on the whole change, then the stale check: the change as
         the user left it (files turned down, text edited), or why nothing is written."""
-        from ipuaro.security.paths import PathRefused
+        from ipuaro.security.policy.paths import PathRefused
 
         if self.ctx.confirm is None:
             return _result("unconfirmed", NO_CONFIRM, changeset, diff)

@@ -1,6 +1,6 @@
 """Text helpers shared by every edit: decoding, line splitting, keeping a file's EOL style.
 
-Line splitting is the indexer's (``ipuaro.index.reader.split_lines``) so line numbers in edits
+Line splitting is the indexer's (``ipuaro.index.scan.reader.split_lines``) so line numbers in edits
 are the ones tools showed the model; each line's own terminator is kept so an edit changes only
 the bytes of the lines it touches.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ipuaro.domain.errors import IpuaroError
-from ipuaro.index.reader import content_hash, split_lines
+from ipuaro.index.scan.reader import content_hash, split_lines
 
 Eol = Literal["\n", "\r\n", "\r"]
 _TERMINATED = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ipuaro.config.schema import Config, HookConfig, HooksConfig
 from ipuaro.domain import ToolCall, ToolResult
 from ipuaro.extensions.process import ProgramResult, run_program
-from ipuaro.security.sandbox import SandboxProfile
+from ipuaro.security.sandboxing.sandbox import SandboxProfile
 
 __all__ = ["BLOCK_EXIT_CODE", "EVENTS", "Hook", "HookEvent", "HookRunner"]
 

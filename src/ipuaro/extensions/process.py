@@ -1,6 +1,6 @@
 """Starting an extension's program: an argv (never a shell string), input on stdin, a timeout
 that kills the whole process group, both output streams capped, and the sandbox around it.
-The program runs under :mod:`ipuaro.security.supervisor`, so what it forks — even into a
+The program runs under :mod:`ipuaro.security.sandboxing.supervisor`, so what it forks — even into a
 session of its own — ends with it, at its time-out, or when ipuaro dies.
 
 Script tools and hooks both run through :func:`run_program`. The program gets ipuaro's
@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ipuaro.security.runner import (
+from ipuaro.security.process.runner import (
     OutputCapture,
     environment_without,
     kill_group,
     secret_environment_names,
 )
-from ipuaro.security.supervisor import supervised_argv
+from ipuaro.security.sandboxing.supervisor import supervised_argv
 
 if TYPE_CHECKING:
-    from ipuaro.security.sandbox import SandboxProfile
+    from ipuaro.security.sandboxing.sandbox import SandboxProfile
 
 __all__ = ["ProgramResult", "missing_program", "run_program"]
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from ipuaro.config.schema import Config, ScriptToolConfig
 from ipuaro.domain.errors import IpuaroError
 from ipuaro.extensions.process import ProgramResult, run_program
-from ipuaro.security.sandbox import ProfileName, SandboxProfile
+from ipuaro.security.sandboxing.sandbox import ProfileName, SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome, ToolRefused
 
 if TYPE_CHECKING:

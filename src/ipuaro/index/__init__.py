@@ -18,24 +18,24 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ipuaro.index.ignore import ProjectIgnore
-    from ipuaro.index.indexer import Indexer, IndexSummary
-    from ipuaro.index.reader import content_hash
-    from ipuaro.index.resolver import ProjectLayout, Resolution
-    from ipuaro.index.scanner import ScanEntry, ScanResult, scan
+    from ipuaro.index.pipeline.indexer import Indexer, IndexSummary
+    from ipuaro.index.resolve.resolver import ProjectLayout, Resolution
+    from ipuaro.index.scan.ignore import ProjectIgnore
+    from ipuaro.index.scan.reader import content_hash
+    from ipuaro.index.scan.scanner import ScanEntry, ScanResult, scan
     from ipuaro.index.watcher import IndexWatcher
 
 _EXPORTS = {
-    "Indexer": "ipuaro.index.indexer",
-    "IndexSummary": "ipuaro.index.indexer",
+    "Indexer": "ipuaro.index.pipeline.indexer",
+    "IndexSummary": "ipuaro.index.pipeline.indexer",
     "IndexWatcher": "ipuaro.index.watcher",
-    "ProjectIgnore": "ipuaro.index.ignore",
-    "ProjectLayout": "ipuaro.index.resolver",
-    "Resolution": "ipuaro.index.resolver",
-    "ScanEntry": "ipuaro.index.scanner",
-    "ScanResult": "ipuaro.index.scanner",
-    "content_hash": "ipuaro.index.reader",
-    "scan": "ipuaro.index.scanner",
+    "ProjectIgnore": "ipuaro.index.scan.ignore",
+    "ProjectLayout": "ipuaro.index.resolve.resolver",
+    "Resolution": "ipuaro.index.resolve.resolver",
+    "ScanEntry": "ipuaro.index.scan.scanner",
+    "ScanResult": "ipuaro.index.scan.scanner",
+    "content_hash": "ipuaro.index.scan.reader",
+    "scan": "ipuaro.index.scan.scanner",
 }
 
 __all__ = [

@@ -33,7 +33,7 @@ import watchfiles
 from watchfiles import Change
 
 from ipuaro.domain.errors import IpuaroError
-from ipuaro.index.indexer import Indexer, IndexSummary
+from ipuaro.index.pipeline.indexer import Indexer, IndexSummary
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from ipuaro.domain.plan import ACTION_KINDS, Action
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.paths import PathPolicy
 
 MAX_ACTIONS = 200
 MAX_TOTAL_CONTENT_BYTES = 5 * 1024 * 1024
@@ -193,7 +193,7 @@ def check_spelling(index: int, action: Action) -> ActionError | None:
 
 
 def check_content(index: int, action: Action) -> ActionError | None:
-    from ipuaro.security.content import MAX_NON_PRINTABLE_RATIO, ContentRefused, check_text
+    from ipuaro.security.policy.content import MAX_NON_PRINTABLE_RATIO, ContentRefused, check_text
 
     if action.kind not in _FILE_KINDS:
         return None
@@ -315,7 +315,7 @@ class Target:
 
 def check_policy(index: int, action: Action, paths: PathPolicy) -> Target | ActionError:
     """The project's own path rules: inside the root (symlinks followed), not protected."""
-    from ipuaro.security.paths import PathRefused, ProtectedPath
+    from ipuaro.security.policy.paths import PathRefused, ProtectedPath
 
     path = normal_path(action.path)
     try:

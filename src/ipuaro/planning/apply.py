@@ -42,7 +42,7 @@ from ipuaro.planning.actions import (
 if TYPE_CHECKING:
     from ipuaro.domain.plan import Action, PlanRecord
     from ipuaro.planning.impact import ImpactReport
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.paths import PathPolicy
     from ipuaro.store.protocol import Store
 
 
@@ -173,7 +173,7 @@ def prepare(record: PlanRecord, paths: PathPolicy, store: Store | None) -> Prepa
     from ipuaro.edits.diffs import unified_diff
     from ipuaro.edits.text import new_file_text
     from ipuaro.planning.impact import check_impact
-    from ipuaro.security.content import conform_to
+    from ipuaro.security.policy.content import conform_to
 
     root = paths.root
     actions, notes = plan_actions(record, root)

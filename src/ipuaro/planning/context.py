@@ -30,7 +30,7 @@ from ipuaro.planning.diet import (
     ContextBlock,
 )
 from ipuaro.planning.environment import describe_environment
-from ipuaro.security.paths import PathPolicy, PathRefused
+from ipuaro.security.policy.paths import PathPolicy, PathRefused
 
 if TYPE_CHECKING:
     from ipuaro.store.protocol import Store

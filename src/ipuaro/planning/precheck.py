@@ -23,7 +23,7 @@ from typing import Any
 from ipuaro.domain.plan import Action, Plan, PlanRecord, ProposedChanges
 from ipuaro.planning.actions import ActionError, PlanInvalid, describe
 from ipuaro.planning.parse import ReadPlan
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.paths import PathPolicy
 
 Reader = Callable[[str], str | None]
 

@@ -1,16 +1,17 @@
 """Security policy: which paths the agent may touch, which commands may run, what text may be
 written, and how commands are executed.
 
-- :mod:`~ipuaro.security.paths` — :class:`PathPolicy` resolves paths inside the project root
+- :mod:`~ipuaro.security.policy.paths` — :class:`PathPolicy` resolves paths inside the project root
   (:class:`PathRefused` otherwise) and knows protected and secret files.
-- :mod:`~ipuaro.security.commands` — :class:`CommandPolicy` decides allow / ask / deny for a
+- :mod:`~ipuaro.security.policy.commands` — :class:`CommandPolicy` decides allow / ask / deny for a
   command line, segment by segment; :func:`authorize` settles ``ask`` with the user.
-- :mod:`~ipuaro.security.content` — :func:`check_text` (NUL, pseudo-binary, UTF-8) and EOL
+- :mod:`~ipuaro.security.policy.content` — :func:`check_text` (NUL, pseudo-binary, UTF-8) and EOL
   helpers that keep a file's line endings.
-- :mod:`~ipuaro.security.runner` — :func:`run_shell`: process group, timeout, cancel, capped output.
-- :mod:`~ipuaro.security.sandbox` — :class:`SandboxProfile` and :func:`sandboxed_argv`: the
-  Landlock sandbox (:mod:`~ipuaro.security.landlock`) every command the model runs goes through;
-  the API script tools, hooks and MCP servers will reuse.
+- :mod:`~ipuaro.security.process.runner` — :func:`run_shell`: process group, timeout, cancel, capped
+  output.
+- :mod:`~ipuaro.security.sandboxing.sandbox` — :class:`SandboxProfile` and :func:`sandboxed_argv`:
+  the Landlock sandbox (:mod:`~ipuaro.security.sandboxing.landlock`) every command the model runs
+  goes through; the API script tools, hooks and MCP servers will reuse.
 
 Exceptions::
 
@@ -27,14 +28,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ipuaro.security.commands import (
+    from ipuaro.security.policy.commands import (
         AskUser,
         CommandDecision,
         CommandPolicy,
         Verdict,
         authorize,
     )
-    from ipuaro.security.content import (
+    from ipuaro.security.policy.content import (
         ContentRefused,
         apply_eol,
         check_text,
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
         detect_eol,
         split_lines,
     )
-    from ipuaro.security.paths import PathPolicy, PathRefused, ProjectPath
-    from ipuaro.security.runner import (
+    from ipuaro.security.policy.paths import PathPolicy, PathRefused, ProjectPath
+    from ipuaro.security.process.runner import (
         CommandOutcome,
         cap_output,
         command_timeout,
@@ -53,26 +54,26 @@ if TYPE_CHECKING:
     )
 
 _LOCATIONS = {
-    "AskUser": "ipuaro.security.commands",
-    "CommandDecision": "ipuaro.security.commands",
-    "CommandPolicy": "ipuaro.security.commands",
-    "Verdict": "ipuaro.security.commands",
-    "authorize": "ipuaro.security.commands",
-    "ContentRefused": "ipuaro.security.content",
-    "apply_eol": "ipuaro.security.content",
-    "check_text": "ipuaro.security.content",
-    "conform_to": "ipuaro.security.content",
-    "decode_text": "ipuaro.security.content",
-    "detect_eol": "ipuaro.security.content",
-    "split_lines": "ipuaro.security.content",
-    "PathPolicy": "ipuaro.security.paths",
-    "PathRefused": "ipuaro.security.paths",
-    "ProjectPath": "ipuaro.security.paths",
-    "CommandOutcome": "ipuaro.security.runner",
-    "cap_output": "ipuaro.security.runner",
-    "command_timeout": "ipuaro.security.runner",
-    "environment_without": "ipuaro.security.runner",
-    "run_shell": "ipuaro.security.runner",
+    "AskUser": "ipuaro.security.policy.commands",
+    "CommandDecision": "ipuaro.security.policy.commands",
+    "CommandPolicy": "ipuaro.security.policy.commands",
+    "Verdict": "ipuaro.security.policy.commands",
+    "authorize": "ipuaro.security.policy.commands",
+    "ContentRefused": "ipuaro.security.policy.content",
+    "apply_eol": "ipuaro.security.policy.content",
+    "check_text": "ipuaro.security.policy.content",
+    "conform_to": "ipuaro.security.policy.content",
+    "decode_text": "ipuaro.security.policy.content",
+    "detect_eol": "ipuaro.security.policy.content",
+    "split_lines": "ipuaro.security.policy.content",
+    "PathPolicy": "ipuaro.security.policy.paths",
+    "PathRefused": "ipuaro.security.policy.paths",
+    "ProjectPath": "ipuaro.security.policy.paths",
+    "CommandOutcome": "ipuaro.security.process.runner",
+    "cap_output": "ipuaro.security.process.runner",
+    "command_timeout": "ipuaro.security.process.runner",
+    "environment_without": "ipuaro.security.process.runner",
+    "run_shell": "ipuaro.security.process.runner",
 }
 
 __all__ = [

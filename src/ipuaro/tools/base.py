@@ -32,7 +32,7 @@ from ipuaro.domain.edits import (  # re-exported: the tools' own vocabulary
     Reindex,
 )
 from ipuaro.domain.errors import IpuaroError
-from ipuaro.security.grants import Grants
+from ipuaro.security.policy.grants import Grants
 
 __all__ = [
     "ArgsModel",
@@ -64,8 +64,8 @@ if TYPE_CHECKING:
     from ipuaro.domain.checks import EditCheckReport
     from ipuaro.index.lsp import LanguageServers
     from ipuaro.memory import PatchReport
-    from ipuaro.security.commands import CommandPolicy
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.commands import CommandPolicy
+    from ipuaro.security.policy.paths import PathPolicy
     from ipuaro.store.protocol import Store
     from ipuaro.tools.shell_host import ShellHost
 

@@ -44,7 +44,7 @@ def did_you_mean(ctx: ToolContext, wanted: str) -> str:
 
 def project_path(ctx: ToolContext, path: str) -> str:
     """The model's path as a project-relative POSIX path (refused paths raise ToolError)."""
-    from ipuaro.security.paths import PathRefused
+    from ipuaro.security.policy.paths import PathRefused
 
     try:
         return ctx.paths.resolve(path).rel

@@ -35,9 +35,9 @@ def build_context(
 ) -> ToolContext:
     """Path and command policies come from ``config`` (never from repository content);
     ``auto_apply`` defaults to ``edit.autoApply``."""
-    from ipuaro.security.commands import CommandPolicy
-    from ipuaro.security.grants import Grants
-    from ipuaro.security.paths import PathPolicy
+    from ipuaro.security.policy.commands import CommandPolicy
+    from ipuaro.security.policy.grants import Grants
+    from ipuaro.security.policy.paths import PathPolicy
 
     services = ToolServices(
         root=root,

@@ -17,7 +17,7 @@ from ipuaro.edits.changeset import Changeset
 from ipuaro.edits.engine import EditEngine
 from ipuaro.edits.text import TextRefused, decode_utf8
 from ipuaro.edits.transaction import read_current
-from ipuaro.index.reader import content_hash
+from ipuaro.index.scan.reader import content_hash
 from ipuaro.tools.base import FileChange, ToolContext, ToolError, ToolOutcome, ToolRefused
 from ipuaro.tools.common import did_you_mean, ensure_secret_allowed
 
@@ -31,7 +31,7 @@ class DiskFile:
 
 
 def writable(ctx: ToolContext, path: str, *, deleting: bool = False) -> str:
-    from ipuaro.security.paths import PathRefused, ProtectedPath
+    from ipuaro.security.policy.paths import PathRefused, ProtectedPath
 
     try:
         if deleting:

@@ -1,5 +1,5 @@
 """Running the real ``git`` binary for the git tools (no git library, no shell), always
-hardened by :mod:`ipuaro.security.git_guard`."""
+hardened by :mod:`ipuaro.security.git.git_guard`."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from ipuaro.security.git_guard import (
+from ipuaro.security.git.git_guard import (
     config_listing_argv,
     filter_overrides,
     git_argv,
     git_environment,
 )
-from ipuaro.security.git_place import GitPlace, GitPlaceRefused, git_place
+from ipuaro.security.git.git_place import GitPlace, GitPlaceRefused, git_place
 from ipuaro.tools.base import ToolError
 
 GIT_TIMEOUT_S = 60.0
@@ -27,7 +27,7 @@ class GitOutput:
 
 
 async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> GitOutput:
-    """Run ipuaro's hardened git (:mod:`ipuaro.security.git_guard`): nothing the repository's
+    """Run ipuaro's hardened git (:mod:`ipuaro.security.git.git_guard`): nothing the repository's
     configuration names (hooks, fsmonitor, filters, external diffs, pagers) ever starts, and
     only the repository :func:`locate` allows is seen."""
     place = await asyncio.to_thread(locate, root)  # reads the repository's config: a git run
@@ -42,7 +42,7 @@ async def run_git(root: Path, *args: str, timeout: float = GIT_TIMEOUT_S) -> Git
 
 
 def locate(root: Path) -> GitPlace:
-    """The repository ipuaro's git uses for ``root`` (:mod:`ipuaro.security.git_place`); a
+    """The repository ipuaro's git uses for ``root`` (:mod:`ipuaro.security.git.git_place`); a
     clear :class:`ToolError` when there is none or the project's ``.git`` names one it must
     not use."""
     try:

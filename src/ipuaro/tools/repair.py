@@ -76,7 +76,7 @@ def path_candidates(indexed: list[str], wanted: str) -> list[str]:
 def repair_path(ctx: ToolContext, path: str) -> tuple[str, str | None]:
     """``path`` itself when it exists (or nothing answers it), else the one indexed file it
     means and a note for the model; several candidates raise a ToolError listing them."""
-    from ipuaro.security.paths import PathRefused
+    from ipuaro.security.policy.paths import PathRefused
 
     try:
         rel = ctx.paths.resolve(path).rel

@@ -2,7 +2,7 @@
 runner with a timeout and an output cap.
 
 The command's environment is ours minus credentials
-(:func:`~ipuaro.security.runner.secret_environment_names`): ``llm.apiKeyEnv``,
+(:func:`~ipuaro.security.process.runner.secret_environment_names`): ``llm.apiKeyEnv``,
 ``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY`` and every variable named ``*_API_KEY``, ``*_TOKEN`` or
 ``*_SECRET``. So ``echo $OPENAI_API_KEY`` or ``cat /proc/self/environ`` run by the model cannot
 put the model's own key into the conversation.
@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ipuaro.security.command_needs import needs_network, only_reads
-from ipuaro.security.commands import CommandDecision
-from ipuaro.security.sandbox import SandboxProfile, engine
+from ipuaro.security.policy.command_needs import needs_network, only_reads
+from ipuaro.security.policy.commands import CommandDecision
+from ipuaro.security.sandboxing.sandbox import SandboxProfile, engine
 from ipuaro.tools.base import (
     ConfirmDecision,
     ConfirmRequest,
@@ -34,7 +34,7 @@ from ipuaro.tools.base import (
 )
 
 if TYPE_CHECKING:
-    from ipuaro.security.runner import CommandOutcome
+    from ipuaro.security.process.runner import CommandOutcome
 
 _log = logging.getLogger(__name__)
 _DENIED_WORDS = ("permission denied", "eacces", "operation not permitted", "eperm")
@@ -66,7 +66,8 @@ async def check_command(
     confine_cd: bool = False,
 ) -> CommandDecision:
     """The policy's decision once the user settled any question; ToolRefused otherwise.
-    ``cwds`` and ``confine_cd``: see :meth:`~ipuaro.security.commands.CommandPolicy.decide`."""
+    ``cwds`` and ``confine_cd``: see
+    :meth:`~ipuaro.security.policy.commands.CommandPolicy.decide`."""
     decision = ctx.commands.decide(
         command, cwds=cwds, confine_cd=confine_cd, granted=ctx.grants.commands
     )
@@ -155,7 +156,7 @@ async def run_checked(
 ) -> ToolOutcome:
     """Ask the policy (and the user) about ``command``, then run it in the sandbox within
     ``commands.timeout`` (``commands.testTimeout`` when ``tests``)."""
-    from ipuaro.security.runner import (
+    from ipuaro.security.process.runner import (
         command_timeout,
         environment_without,
         run_shell,

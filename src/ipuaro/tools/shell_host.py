@@ -1,7 +1,7 @@
 """``run_command`` in the session's persistent shell (``commands.persistentShell``, on by default).
 
-:class:`ShellHost` keeps one :class:`~ipuaro.security.persistent_shell.PersistentShell` for the
-current session, started on the first command inside the project's sandbox, replaced when the
+:class:`ShellHost` keeps one :class:`~ipuaro.security.process.persistent_shell.PersistentShell` for
+the current session, started on the first command inside the project's sandbox, replaced when the
 session or the sandbox settings change, closed with the workspace. :func:`run_in_shell` is the
 tool's path through it: the policy judges the command from the shell's current directory and
 refuses a ``cd`` out of the project, the user settles any question, the command runs in the
@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ipuaro.security.persistent_shell import PersistentShell, ShellOutcome, available
-from ipuaro.security.sandbox import SandboxProfile
+from ipuaro.security.process.persistent_shell import PersistentShell, ShellOutcome, available
+from ipuaro.security.sandboxing.sandbox import SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome
 from ipuaro.tools.shell import check_command, command_report, network_allowed, sandbox_profile
 
@@ -87,7 +87,7 @@ def _key(ctx: ToolContext, sandbox: SandboxProfile) -> tuple[object, ...]:
 
 async def run_in_shell(ctx: ToolContext, command: str) -> ToolOutcome:
     """``run_command`` through the session's persistent shell (``ctx.shell`` must be set)."""
-    from ipuaro.security.runner import (
+    from ipuaro.security.process.runner import (
         command_timeout,
         environment_without,
         run_shell,

@@ -335,7 +335,7 @@ async def test_third_party_server_from_pypi_mcp_server_time(tmp_path: Path) -> N
 async def test_a_project_server_runs_in_the_sandbox_and_the_users_does_not(
     tmp_path: Path,
 ) -> None:
-    from ipuaro.security.sandbox import engine
+    from ipuaro.security.sandboxing.sandbox import engine
 
     if engine() is None:
         pytest.skip("no Landlock on this machine: nothing confines the server")

@@ -12,11 +12,11 @@ from typing import Any
 
 from ipuaro.config.schema import Config
 from ipuaro.domain.plan import PlanRecord
-from ipuaro.index.indexer import Indexer
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.planning.actions import PlanInvalid, file_sha256
 from ipuaro.planning.apply import prepare
 from ipuaro.planning.parse import PlanReplyError, read_plan
-from ipuaro.security.paths import PathPolicy
+from ipuaro.security.policy.paths import PathPolicy
 from ipuaro.store.sqlite import SqliteStore
 
 APPLY_GOLDEN_DIR = Path(__file__).resolve().parent

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ipuaro.config.schema import Config
-from ipuaro.index.indexer import Indexer
 from ipuaro.index.lsp import LanguageServers
+from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.store.sqlite import SqliteStore
 from ipuaro.tools.base import ToolContext
 from ipuaro.tools.context import build_context

@@ -22,7 +22,7 @@ from ipuaro.domain import ChatMessage
 from ipuaro.llm.formats import ToolFormat
 from ipuaro.llm.protocol import ToolSpec
 from ipuaro.memory import EngineeringMemory, render_block
-from ipuaro.security.git_guard import run_git_sync
+from ipuaro.security.git.git_guard import run_git_sync
 from ipuaro.store.protocol import Store
 from ipuaro.tools.toolsets import SMALL_WINDOW
 
@@ -36,7 +36,7 @@ TRUNCATION_NOTE = (
 
 def git_modified(root: Path) -> set[str]:
     """Paths git reports changed or untracked (empty when not a repository or git is missing).
-    The hardened git (:mod:`ipuaro.security.git_guard`): no hook, fsmonitor or filter runs."""
+    The hardened git (:mod:`ipuaro.security.git.git_guard`): no hook, fsmonitor or filter runs."""
     code, stdout = run_git_sync(root, "status", "--porcelain", "--untracked-files=normal",
                                 "--", ".", timeout=3)  # fmt: skip
     if code != 0:

@@ -29,8 +29,8 @@ from ipuaro.config.schema import McpServerConfig, SandboxConfig
 from ipuaro.domain.errors import IpuaroError
 from ipuaro.extensions.mcp.environment import server_environment, server_headers
 from ipuaro.extensions.process import missing_program
-from ipuaro.security.sandbox import SandboxProfile, sandboxed_argv
-from ipuaro.security.supervisor import supervised_argv
+from ipuaro.security.sandboxing.sandbox import SandboxProfile, sandboxed_argv
+from ipuaro.security.sandboxing.supervisor import supervised_argv
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 
 from ipuaro.config.schema import MCP_REFERENCE, McpServerConfig
-from ipuaro.security.runner import ALWAYS_HIDDEN_ENV, SECRET_ENV_SUFFIXES
+from ipuaro.security.process.runner import ALWAYS_HIDDEN_ENV, SECRET_ENV_SUFFIXES
 
 BASE_NAMES = ("HOME", "PATH", "LANG", "LC_ALL", "LC_CTYPE", "USER", "LOGNAME", "SHELL", "TERM")
 """Passed to every stdio server when set: enough to find programs and write in the user's

@@ -1,6 +1,6 @@
 """Tool names as the model sees them, and whether a call may run: ``mcp.deny`` beats
 ``mcp.allow`` beats the session's "always" answers (``ctx.grants``,
-:class:`~ipuaro.security.grants.Grants`) beats asking the user (through the same confirmation
+:class:`~ipuaro.security.policy.grants.Grants`) beats asking the user (through the same confirmation
 as a shell command)."""
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ class CreateFile(BaseTool):
     path_fields: ClassVar[tuple[str, ...]] = ("path",)
 
     async def execute(self, args: CreateFileArgs, ctx: ToolContext) -> ToolOutcome:
-        from ipuaro.security.content import conform_to
+        from ipuaro.security.policy.content import conform_to
 
         disk = await read_disk_allowed(ctx, args.path)
         if disk.text is not None:

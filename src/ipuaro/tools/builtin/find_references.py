@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ipuaro.index.references import judge_references
+from ipuaro.index.refs.references import judge_references
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import folder_prefix, plural
 from ipuaro.tools.limits import MAX_REFERENCES

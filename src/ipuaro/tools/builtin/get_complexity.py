@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ipuaro.index.analyzer import CODE_LANGUAGES
+from ipuaro.index.pipeline.analyzer import CODE_LANGUAGES
 from ipuaro.tools.base import ArgsModel, BaseTool, ToolContext, ToolError, ToolOutcome
 from ipuaro.tools.common import did_you_mean, folder_prefix
 from ipuaro.tools.limits import MAX_TABLE_ROWS

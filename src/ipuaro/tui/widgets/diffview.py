@@ -1,7 +1,7 @@
 """A proposed edit inside the chat: every file's diff, the description, and
 ``[Y] Apply  [A] Always  [N] Reject  [E] Edit``. The decision resolves a future the edit
 engine awaits; ``A`` applies it and every later edit of the session unasked (a grant,
-:mod:`ipuaro.security.grants`).
+:mod:`ipuaro.security.policy.grants`).
 
 A change of several files (a plan's) numbers them: ``1``…``9`` turn one file down (and back),
 and ``Y`` applies the rest (``ConfirmDecision.rejected``); such a change has no ``A``."""

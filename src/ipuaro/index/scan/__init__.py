@@ -1,0 +1,3 @@
+"""Which files the index holds (ignore rules, the scan) and reading one (text or binary,
+hash, lines).
+"""
