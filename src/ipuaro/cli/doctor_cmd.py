@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +21,9 @@ from ipuaro.core.checks import (
 )
 from ipuaro.core.mcp_probe import mcp_checks, probe_mcp
 
+if TYPE_CHECKING:
+    from ipuaro.config.schema import Config
+
 
 @click.command("doctor")
 @click.argument(
@@ -28,9 +32,9 @@ from ipuaro.core.mcp_probe import mcp_checks, probe_mcp
 @click.option("--model", metavar="M", help="Model name to check (llm.model).")
 @llm_options
 def command(path: Path | None, model: str | None) -> None:
-    """Check Python, config, store, tree-sitter grammars, model server, model and the configured
-    MCP servers for PATH. --model, --provider, --base-url… check that server instead of the
-    configured one, as `ipuaro run` with the same flags would use it.
+    """Check Python, config, store, tree-sitter grammars, model server, model, the configured
+    MCP servers and language servers for PATH. --model, --provider, --base-url… check that
+    server instead of the configured one, as `ipuaro run` with the same flags would use it.
 
     Prints one line per check (✓ or ✗, and the fix for each ✗). Exit code 0 when every check
     passes, 1 otherwise; 2 when the configuration itself is invalid (the config line says why;
@@ -56,6 +60,7 @@ def command(path: Path | None, model: str | None) -> None:
         *check_grammars(),
         *check_model_server(config, ask_window=True),
         *mcp_checks(asyncio.run(probe_mcp(root, config))),
+        *_language_server_checks(config),
     ]
     for result in results:
         click.echo(result.line())
@@ -66,6 +71,26 @@ def command(path: Path | None, model: str | None) -> None:
         click.echo(f"{failed} of {len(results)} checks failed")
         sys.exit(1)
     click.echo(f"all {len(results)} checks passed")
+
+
+def _language_server_checks(config: Config) -> list[CheckResult]:
+    """One line per configured language server (found: where, and its version; not found:
+    the command that installs it); one line when ``index.languageServers`` is not set."""
+    from ipuaro.index.lsp.probe import check_language_servers
+
+    configured = config.index.language_servers
+    if not configured:
+        return [
+            CheckResult(
+                "language servers",
+                True,
+                "none configured (optional: index.languageServers, see docs/language-servers.md)",
+            )
+        ]
+    return [
+        CheckResult(f"language server {check.language}", check.ok, check.detail, check.fix)
+        for check in check_language_servers(configured)
+    ]
 
 
 def _report_invalid_config(root: Path, error: str) -> None:

@@ -126,6 +126,8 @@ class IndexKeeper:
             summary = await asyncio.to_thread(work)
         except Exception as error:
             raise IndexFailed(str(error)) from error
+        if (servers := ctx.tool_ctx.language_servers) is not None:
+            servers.warm()  # the project's language servers start now, in the background
         return report_of(summary)
 
     async def refresh(self) -> IndexReport | None:

@@ -7,6 +7,7 @@ decision handlers, the event bus's ``emit``, the task runner — never the works
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,10 +89,13 @@ def connect(
 
 
 async def close(ctx: AppContext, index_running: bool) -> None:
-    """End the persistent shell, close the model client and the store (the store stays open
-    while a background index thread still writes through it: the process is ending)."""
+    """End the persistent shell, stop the language servers, close the model client and the
+    store (the store stays open while a background index thread still writes through it: the
+    process is ending)."""
     await ctx.close_shell()
     if index_running:
+        if ctx.tool_ctx.language_servers is not None:  # no server outlives the session
+            await asyncio.to_thread(ctx.tool_ctx.language_servers.close)
         await ctx.client.aclose()
     else:
         await ctx.aclose()

@@ -17,6 +17,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
@@ -86,6 +87,7 @@ class LanguageServers:
         self.servers: dict[str, LanguageServer] = {}
         self.problems: list[str] = []
         """Configured languages with no server to start (``true`` found none)."""
+        self._warmed = False
         for language, value in configured.items():
             if value is False:
                 continue
@@ -174,6 +176,43 @@ class LanguageServers:
             self.store.put_server_answer(key, name, paths, json.dumps(answer))
         except StoreError as err:
             log.info("language-server answer not cached: %s", err)
+
+    # --- warming ----------------------------------------------------------------------------
+    def warm(self) -> list[str]:
+        """Start, in the background, the server of each configured language the indexed
+        project has files of (called once the index is in, so the first question can already
+        go to the server); returns those languages. Only the first call does anything: a
+        later index does not restart a server that failed (a question still may, within
+        :data:`~ipuaro.index.lsp.server.MAX_STARTS`). Never raises and never waits."""
+        if self._warmed:
+            return []
+        try:
+            paths = self.store.file_hashes()
+        except StoreError as err:
+            log.info("language servers not started early: %s", err)
+            return []
+        self._warmed = True
+        wanted: dict[str, LanguageServer] = {}
+        for path in paths:
+            server = self.server_for(path)
+            if server is not None:
+                wanted.setdefault(server.language, server)
+                if len(wanted) == len(self.servers):
+                    break
+        for server in wanted.values():
+            server.ready()  # starts it in a thread
+        if wanted:
+            log.info("language servers starting early: %s", ", ".join(sorted(wanted)))
+        return sorted(wanted)
+
+    def until_ready(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until every server started (by :meth:`warm` or a
+        question) is ready, starting none; False when one is not (or none was started)."""
+        started = [s for s in self.servers.values() if s.state != "idle"]
+        deadline = time.monotonic() + timeout
+        return bool(started) and all(
+            s.until_ready(max(0.0, deadline - time.monotonic())) for s in started
+        )
 
     # --- changes and life -------------------------------------------------------------------
     def files_changed(self, paths: Iterable[str]) -> None:

@@ -90,6 +90,10 @@ class LanguageServer:
         """Open documents: path → hash of the text sent."""
         self._lock = threading.Lock()
         self._closed = False
+        self._starting: JsonRpcProcess | None = None
+        """The process of a start under way (``close`` stops it too)."""
+        self._ready = threading.Event()
+        """Set while the server is ready: :meth:`until_ready` waits on it without starting."""
 
     # --- life -------------------------------------------------------------------------------
     @property
@@ -124,6 +128,11 @@ class LanguageServer:
             time.sleep(0.05)
         return True
 
+    def until_ready(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for a start under way (or none) to make the server
+        ready, without starting it: the signal for ``warm`` starts (tests, front ends)."""
+        return self._ready.wait(timeout) and self.state == "ready"
+
     def _start(self) -> None:
         try:
             process = JsonRpcProcess(self.argv, self.root)
@@ -131,6 +140,11 @@ class LanguageServer:
             with self._lock:
                 self._failed(str(err))
             return
+        with self._lock:
+            if self._closed:  # closed while the process was being spawned
+                process.kill()
+                return
+            self._starting = process
         try:
             uri = self.root.as_uri()
             process.request(
@@ -154,29 +168,40 @@ class LanguageServer:
         except ServerFailed as err:
             process.kill()
             with self._lock:
-                self._failed(str(err))
+                self._starting = None
+                if not self._closed:
+                    self._failed(str(err))
             return
         with self._lock:
+            self._starting = None
             if self._closed:
                 process.kill()
                 return
             self._process, self._opened = process, {}
             self.state, self.problem = "ready", None
+            self._ready.set()
         log.info("language server for %s ready (pid %d)", self.language, process.pid)
 
     def _failed(self, why: str) -> None:
         """Under the lock: stop using the server (killed if it still runs)."""
         process, self._process = self._process, None
         self.state, self.problem = "failed", why
+        self._ready.clear()
         self._opened = {}
         if process is not None:
             process.kill()
         log.warning("language server for %s not used: %s", self.language, why)
 
     def close(self) -> None:
+        """Stop the server: a running one is asked to leave (then killed), one still starting
+        is killed — a session that ends before its server is up leaves no process behind."""
         with self._lock:
             self._closed = True
+            self._ready.clear()
             process, self._process = self._process, None
+            starting, self._starting = self._starting, None
+        if starting is not None:
+            starting.kill()
         if process is not None:
             process.close()
 
