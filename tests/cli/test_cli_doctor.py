@@ -66,6 +66,7 @@ def test_everything_passes_with_a_model_server_that_has_the_model(
         "model server",
         "model",
         *(f"grammar {g}" for g in GRAMMARS),
+        "language servers",  # not configured: one line
     }
     assert all(line.startswith("✓ ") for line in checks.values())
     assert checks["model server"] == f"✓ model server: ollama at {base} (2 models)"

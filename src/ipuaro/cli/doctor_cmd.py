@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -14,15 +13,13 @@ from ipuaro.cli.llm_flags import llm_options, llm_overrides
 from ipuaro.core.checks import (
     CheckResult,
     check_grammars,
+    check_language_servers,
     check_model_server,
     check_python,
     check_sandbox,
     check_store,
 )
 from ipuaro.core.mcp_probe import mcp_checks, probe_mcp
-
-if TYPE_CHECKING:
-    from ipuaro.config.schema import Config
 
 
 @click.command("doctor")
@@ -60,7 +57,7 @@ def command(path: Path | None, model: str | None) -> None:
         *check_grammars(),
         *check_model_server(config, ask_window=True),
         *mcp_checks(asyncio.run(probe_mcp(root, config))),
-        *_language_server_checks(config),
+        *check_language_servers(config),
     ]
     for result in results:
         click.echo(result.line())
@@ -71,26 +68,6 @@ def command(path: Path | None, model: str | None) -> None:
         click.echo(f"{failed} of {len(results)} checks failed")
         sys.exit(1)
     click.echo(f"all {len(results)} checks passed")
-
-
-def _language_server_checks(config: Config) -> list[CheckResult]:
-    """One line per configured language server (found: where, and its version; not found:
-    the command that installs it); one line when ``index.languageServers`` is not set."""
-    from ipuaro.index.lsp.probe import check_language_servers
-
-    configured = config.index.language_servers
-    if not configured:
-        return [
-            CheckResult(
-                "language servers",
-                True,
-                "none configured (optional: index.languageServers, see docs/language-servers.md)",
-            )
-        ]
-    return [
-        CheckResult(f"language server {check.language}", check.ok, check.detail, check.fix)
-        for check in check_language_servers(configured)
-    ]
 
 
 def _report_invalid_config(root: Path, error: str) -> None:

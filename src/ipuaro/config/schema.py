@@ -352,9 +352,10 @@ class IndexConfig(Section):
     """Opt-in language servers for ``find_references`` / ``find_definition``, by language:
     ``{"python": "basedpyright-langserver --stdio"}``, or ``true`` for the known default command
     found on PATH or in ipuaro's own environment (python: basedpyright or pyright; typescript and
-    javascript: typescript-language-server; go: gopls; rust: rust-analyzer). Started at the
-    first question about a file of that language; the index answers while one starts and
-    whenever it is missing, crashes or hangs. User config only: a project file cannot set it."""
+    javascript: typescript-language-server; go: gopls; rust: rust-analyzer). Started in the
+    background once the session's index is in, for the languages the project has files of; the
+    index answers while one starts and whenever it is missing, crashes or hangs. User config
+    only: a project file cannot set it."""
 
     @field_validator("language_servers", mode="before")
     @classmethod

@@ -62,6 +62,29 @@ def check_python(minimum: tuple[int, int] = (3, 11)) -> CheckResult:
     )
 
 
+# --- language servers --------------------------------------------------------------------------
+
+
+def check_language_servers(config: Config) -> list[CheckResult]:
+    """One line per configured language server (found: where, and its version; not found:
+    the command that installs it); one line when ``index.languageServers`` is not set."""
+    from ipuaro.index.lsp.probe import check_language_servers as probe
+
+    configured = config.index.language_servers
+    if not configured:
+        return [
+            CheckResult(
+                "language servers",
+                True,
+                "none configured (optional: index.languageServers, see docs/language-servers.md)",
+            )
+        ]
+    return [
+        CheckResult(f"language server {check.language}", check.ok, check.detail, check.fix)
+        for check in probe(configured)
+    ]
+
+
 # --- store -----------------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """Opt-in language servers as a precise backend for references and definitions.
 
-``index.languageServers`` names a server per language (user config only). A server starts at
-the first question about a file of its language, in the background; until it is ready, and
+``index.languageServers`` names a server per language (user config only). A server starts in
+the background once the session's index is in (``LanguageServers.warm``, for the languages the
+project has) or at the first question about a file of its language; until it is ready, and
 whenever it is missing, crashes or hangs, callers get None and answer from the index. Answers
 are cached in the store and dropped when a file they involve changes.
 

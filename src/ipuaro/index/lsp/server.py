@@ -1,8 +1,9 @@
-"""One language server for one language of one project, started lazily in the background.
+"""One language server for one language of one project, started in the background.
 
-States: ``idle`` (never asked) → ``starting`` (a thread runs ``initialize``) → ``ready``; a
-start that fails, a crash or a time-out makes it ``failed``. The first question starts it and
-gets None (the index answers); so does every question while it starts. A server that failed
+States: ``idle`` (not started) → ``starting`` (a thread runs ``initialize``) → ``ready``; a
+start that fails, a crash or a time-out makes it ``failed``. ``ready()`` starts it (the
+session's early start, or the first question, which gets None: the index answers); so does
+every question while it starts. A server that failed
 is started again by a later question, at most :data:`MAX_STARTS` times in a session; then it
 stays ``failed`` and the index answers for the rest of the session.
 """
@@ -38,6 +39,8 @@ and been quiet this long (typescript-language-server loads the file's project on
 OPEN_WAIT_S = 3.0
 """How long a question waits for that; past it the index answers and the server goes on
 loading for the next question."""
+CLOSE_JOIN_S = 5.0
+"""How long closing waits for a start under way to stop its process."""
 MAX_STARTS = 3
 """Starts per session (the first and two restarts after a crash or a hang)."""
 
@@ -91,9 +94,11 @@ class LanguageServer:
         self._lock = threading.Lock()
         self._closed = False
         self._starting: JsonRpcProcess | None = None
+        self._thread: threading.Thread | None = None
         """The process of a start under way (``close`` stops it too)."""
-        self._ready = threading.Event()
-        """Set while the server is ready: :meth:`until_ready` waits on it without starting."""
+        self._start_ended = threading.Event()
+        """Clear while a start is under way; set when it ends (ready or failed) or the server
+        is closed: :meth:`until_ready` waits on it without starting anything."""
 
     # --- life -------------------------------------------------------------------------------
     @property
@@ -112,9 +117,12 @@ class LanguageServer:
                 return False
             self.state = "starting"
             self.starts += 1
-        threading.Thread(
+            self._start_ended.clear()
+        thread = threading.Thread(
             target=self._start, name=f"ipuaro-lsp-{self.language}", daemon=True
-        ).start()
+        )
+        self._thread = thread
+        thread.start()
         return False
 
     def wait_ready(self, timeout: float) -> bool:
@@ -129,9 +137,12 @@ class LanguageServer:
         return True
 
     def until_ready(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for a start under way (or none) to make the server
-        ready, without starting it: the signal for ``warm`` starts (tests, front ends)."""
-        return self._ready.wait(timeout) and self.state == "ready"
+        """Wait up to ``timeout`` seconds for a start under way to end, without starting one:
+        True when the server is ready then (the signal for ``warm`` starts), False at once
+        when it failed, was never started or is closed."""
+        if self.state == "starting":
+            self._start_ended.wait(timeout)
+        return self.state == "ready" and not self._closed
 
     def _start(self) -> None:
         try:
@@ -179,14 +190,14 @@ class LanguageServer:
                 return
             self._process, self._opened = process, {}
             self.state, self.problem = "ready", None
-            self._ready.set()
+            self._start_ended.set()
         log.info("language server for %s ready (pid %d)", self.language, process.pid)
 
     def _failed(self, why: str) -> None:
         """Under the lock: stop using the server (killed if it still runs)."""
         process, self._process = self._process, None
         self.state, self.problem = "failed", why
-        self._ready.clear()
+        self._start_ended.set()
         self._opened = {}
         if process is not None:
             process.kill()
@@ -197,11 +208,16 @@ class LanguageServer:
         is killed — a session that ends before its server is up leaves no process behind."""
         with self._lock:
             self._closed = True
-            self._ready.clear()
+            self._start_ended.set()
             process, self._process = self._process, None
             starting, self._starting = self._starting, None
         if starting is not None:
             starting.kill()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            # A start between spawning and taking the lock sees the close and kills its
+            # process there: wait for it, so the process is gone when close returns.
+            thread.join(CLOSE_JOIN_S)
         if process is not None:
             process.close()
 
