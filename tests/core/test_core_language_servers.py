@@ -20,8 +20,8 @@ async def test_status_names_the_language_servers_and_why_one_is_not_used(
         servers = opened.workspace.ctx.tool_ctx.language_servers
         assert servers is not None
         # Started when the index was in (the project has Python files), no question asked.
-        assert servers.servers["python"].starts == 1
         assert not await asyncio.to_thread(servers.until_ready, 10)
+        assert servers.servers["python"].starts == 1
         after = dict((await opened.workspace.status()).rows)
 
     assert "not used: cannot start 'no-such-language-server'" in after["language servers"]

@@ -127,7 +127,7 @@ class IndexKeeper:
         except Exception as error:
             raise IndexFailed(str(error)) from error
         if (servers := ctx.tool_ctx.language_servers) is not None:
-            servers.warm()  # the project's language servers start now, in the background
+            servers.warm_in_background()  # the project's language servers start now
         return report_of(summary)
 
     async def refresh(self) -> IndexReport | None:
