@@ -32,6 +32,22 @@ MAX_FRAME_BYTES = 64 * 1024 * 1024
 """A frame larger than this is taken as a broken stream, not read into memory."""
 
 
+def absolute_path_entries(path: str) -> str:
+    """``path`` (a PATH value) without its relative entries: ``.``, ``node_modules/.bin`` or an
+    empty entry mean "the folder I am in" — the project's, whose programs are the repository's
+    code, never a server the user chose."""
+    return os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+
+
+def server_environment() -> dict[str, str]:
+    """ipuaro's environment for a server, its PATH without relative entries: the server's
+    program is looked up in the project's folder (its working directory) otherwise."""
+    environ = dict(os.environ)
+    if "PATH" in environ:
+        environ["PATH"] = absolute_path_entries(environ["PATH"])
+    return environ
+
+
 class ServerFailed(IpuaroError):
     """The server cannot answer: not started, exited, broke the protocol or timed out."""
 
@@ -85,7 +101,7 @@ class JsonRpcProcess:
             self.process = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                env=env if env is not None else dict(os.environ),
+                env=env if env is not None else server_environment(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
