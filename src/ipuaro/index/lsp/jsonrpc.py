@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 """A frame larger than this is taken as a broken stream, not read into memory."""
+MAX_HEADER_LINE = 64 * 1024
+"""A header line longer than this is a broken stream (output that is not LSP), not kept."""
+STDERR_PIECE = 4096
+"""stderr is read in pieces of at most this size: a flood without line breaks stays small."""
 
 
 def absolute_path_entries(path: str) -> str:
@@ -65,9 +69,13 @@ def read_frame(stream: IO[bytes]) -> dict[str, Any] | None:
     """The next message, or None at the end of the stream."""
     length: int | None = None
     while True:
-        line = stream.readline()
+        line = stream.readline(MAX_HEADER_LINE + 1)
         if not line:
             return None
+        if len(line) > MAX_HEADER_LINE:
+            raise ServerFailed(
+                f"a header line longer than {MAX_HEADER_LINE} bytes: the output is not LSP"
+            )
         line = line.strip()
         if not line:
             if length is None:
@@ -134,7 +142,7 @@ class JsonRpcProcess:
         stderr = self.process.stderr
         assert stderr is not None
         with contextlib.suppress(OSError, ValueError):
-            for raw in stderr:
+            for raw in iter(lambda: stderr.readline(STDERR_PIECE), b""):
                 line = raw.decode("utf-8", "replace").strip()
                 if line:
                     self.stderr_tail.append(line[:300])
