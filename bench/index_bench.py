@@ -332,7 +332,9 @@ def table(rows: list[dict[str, Any]], workers: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="*", help="name=root pairs (default: scripts/fetch-corpora)")
+    parser.add_argument(
+        "corpora", nargs="*", help="name=root pairs (default: scripts/fetch-corpora)"
+    )
     parser.add_argument("--skip-aider", action="store_true", help="do not run aider's repo map")
     parser.add_argument(
         "--languages",

@@ -43,11 +43,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "src"))
 
+from corpora import corpus  # noqa: E402  (bench/ is on sys.path: this runs as a script)
 from tests.stubs.model_server import ModelStubServer, ScriptedReply, StubModel  # noqa: E402
 
 from ipuaro.llm.tokens import estimate_tokens  # noqa: E402
-
-from corpora import corpus  # noqa: E402  (bench/ is on sys.path: this runs as a script)
 
 BASELINE = "7c70c6d"
 """main before the prompt cuts (issue 10, item 7)."""

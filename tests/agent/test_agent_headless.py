@@ -468,6 +468,28 @@ def test_unknown_commands_need_allow_commands(
     assert json.loads(allowed.stdout)["answer"] == "Error: $ mytool --version"  # ran, failed
 
 
+def test_allow_commands_never_covers_reading_a_secret(
+    project: Path, model_server: ModelStubServer, tmp_path: Path
+) -> None:
+    """``--allow-commands`` answers "yes" to every command question in a run nobody watches —
+    but not to a command that reads a secret file: the secret never reaches the model (or the
+    session) through ``cat``, as ``get_lines`` on it is refused in the same run."""
+    (project / ".env").write_text("API_KEY=sk-qa-not-for-the-model\n", encoding="utf-8")
+    env = run_env(tmp_path, model_server)
+    model_server.responder = ScriptedModel(
+        [
+            call("run_command", command="cat .env"),
+            lambda body: ScriptedReply(text=tool_outputs(body)[-1][:200]),
+        ]
+    )
+    done = run_here(project, env, "-p", "show .env", "--output", "json", "--allow-commands")
+    sent = json.dumps(model_server.chat_requests())
+    assert "sk-qa-not-for-the-model" not in sent
+    assert "sk-qa-not-for-the-model" not in done.stdout
+    answer = json.loads(done.stdout)["answer"]
+    assert "secret" in answer and "--allow-commands does not cover secrets" in answer
+
+
 def test_a_missing_model_says_how_to_get_it(
     project: Path, model_server: ModelStubServer, tmp_path: Path
 ) -> None:

@@ -305,3 +305,21 @@ def test_the_loader_reports_the_bytes_it_validated(dirs: tuple[Path, Path, Path]
         user / "config.json": None,
         project / ".ipuaro.json": b'{"watchdog": {"debounceMs": 7}}',
     }
+
+
+def test_a_home_relative_store_path_follows_home(
+    dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``store.path: "~/…"`` is expanded by the loader with HOME: another HOME (another user
+    under ``sudo -E``, a container) is another configuration, not the first one's store."""
+    project, user, _ = dirs
+    (user / "config.json").write_text(json.dumps({"store": {"path": "~/stores/x.db"}}))
+    monkeypatch.setenv("HOME", str(tmp_path / "alice"))
+    first = load_config_cached(project)
+    monkeypatch.setenv("HOME", str(tmp_path / "bob"))
+
+    second = load_config_cached(project)
+
+    assert first.store.path == tmp_path / "alice" / "stores" / "x.db"
+    assert second.store.path == load_config(project).store.path
+    assert second.store.path == tmp_path / "bob" / "stores" / "x.db"

@@ -7,16 +7,16 @@ same settings as last time. :func:`load_config_cached` keeps the result of
 ``model_construct`` (no validation, no validators built), while nothing it was made from has
 changed.
 
-Correctness first: the key is a hash of everything the result depends on — the *contents* of
-the user config file and of the project's ``.ipuaro.json`` (not their times: an edit within one
-clock tick is still seen), their paths, every ``IPUARO_*`` environment variable, the command's
-flags, ipuaro's and pydantic's versions and the size and time of the config package's own
-source files. Any change is a new key, so a changed config is never served stale. A result is
-filed under the bytes the loader itself validated (``load_config(read=...)``), so a file saved
-while ipuaro starts is never filed under its previous contents. A config that fails to load
-stores nothing, so its error is raised by the loader exactly as without the cache. ``--config
-FILE`` (which may be a pipe) and flags that are not plain JSON values bypass the cache. A cache
-file that cannot be read, is damaged or cannot be written is ignored: the loader runs instead.
+Correctness first: the key is a hash of everything the result depends on — the *contents* of the
+user config file and of the project's ``.ipuaro.json`` (not their times: an edit within one clock
+tick is still seen), their paths, every ``IPUARO_*`` environment variable, the home folder ``~``
+stands for, the command's flags, ipuaro's and pydantic's versions and the size and time of the
+config package's own source files. Any change is a new key, so a changed config is never served
+stale. A result is filed under the bytes the loader itself validated (``load_config(read=...)``), so
+a file saved while ipuaro starts is never filed under its previous contents. A config that fails to
+load stores nothing, so its error is raised by the loader exactly as without the cache. ``--config
+FILE`` (which may be a pipe) and flags that are not plain JSON values bypass the cache. A cache file
+that cannot be read, is damaged or cannot be written is ignored: the loader runs instead.
 """
 
 from __future__ import annotations
@@ -126,6 +126,8 @@ def _key(
         part("path", str(path.absolute()).encode())
         part("file", b"\0absent" if data is None else b"\0present" + data)
     part("root", str(project_root).encode())
+    # "~" in a path the loader expands (store.path, IPUARO_CONFIG_DIR) is HOME's: not IPUARO_*
+    part("home", os.path.expanduser("~").encode())
     variables = sorted((k, v) for k, v in environ.items() if k.startswith("IPUARO_"))
     part("env", json.dumps(variables).encode())
     given = {k: v for k, v in (overrides or {}).items() if v is not None}

@@ -60,6 +60,7 @@ class ExtensionHost:
         from ipuaro.config.paths import config_dir
         from ipuaro.extensions import load_extensions
         from ipuaro.extensions.trust import declared_code, project_trusted, remember_trust
+        from ipuaro.tools.catalog import startup_tools
         from ipuaro.tools.registry import ToolRegistry
 
         trusted = project_trusted(root)
@@ -79,7 +80,7 @@ class ExtensionHost:
             config,
             trusted=trusted,
             user_dir=config_dir(),
-            taken_names=ToolRegistry.default().accepted_names(),
+            taken_names=ToolRegistry(startup_tools()).accepted_names(),
         )
         if unremembered is not None:
             loaded.warnings.append(unremembered)

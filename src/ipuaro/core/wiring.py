@@ -241,7 +241,8 @@ async def build_app(
     from ipuaro.security.policy.commands import CommandPolicy
     from ipuaro.security.policy.paths import PathPolicy
     from ipuaro.store.factory import open_store
-    from ipuaro.tools.registry import ToolRegistry, builtin_tools
+    from ipuaro.tools.catalog import startup_tools
+    from ipuaro.tools.registry import ToolRegistry
     from ipuaro.tools.shell_host import ShellHost
 
     env = os.environ if environ is None else environ
@@ -279,7 +280,7 @@ async def build_app(
                 )
 
         paths = PathPolicy.from_config(root, config)
-        registry = ToolRegistry([*builtin_tools(), *extra_tools])
+        registry = ToolRegistry([*startup_tools(), *extra_tools])
         mcp = _mcp_manager(root, config, env, project_trusted)
         if mcp is not None:  # servers start at the first request, not here
             registry.add_source(mcp)

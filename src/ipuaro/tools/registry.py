@@ -34,6 +34,7 @@ from ipuaro.tools.base import (
     ToolOutcome,
     ToolRefused,
 )
+from ipuaro.tools.catalog import LazyTool, builtin_tools
 from ipuaro.tools.limits import cap_output_lines
 from ipuaro.tools.repair import repair_arguments
 from ipuaro.tools.toolsets import (
@@ -56,61 +57,7 @@ def snake_name(name: str) -> str:
 
 log = logging.getLogger(__name__)
 
-
-def builtin_tools() -> list[Tool]:
-    """Every tool, in the order the model sees them (reads first, then search, analysis, git,
-    run, edits, and the memory)."""
-    from ipuaro.tools.builtin.create_file import CreateFile
-    from ipuaro.tools.builtin.delete_file import DeleteFile
-    from ipuaro.tools.builtin.edit_file import EditFile
-    from ipuaro.tools.builtin.edit_lines import EditLines
-    from ipuaro.tools.builtin.edit_symbol import EditSymbol
-    from ipuaro.tools.builtin.find_definition import FindDefinition
-    from ipuaro.tools.builtin.find_files import FindFiles
-    from ipuaro.tools.builtin.find_references import FindReferences
-    from ipuaro.tools.builtin.get_class import GetClass
-    from ipuaro.tools.builtin.get_complexity import GetComplexity
-    from ipuaro.tools.builtin.get_dependencies import GetDependencies
-    from ipuaro.tools.builtin.get_dependents import GetDependents
-    from ipuaro.tools.builtin.get_function import GetFunction
-    from ipuaro.tools.builtin.get_lines import GetLines
-    from ipuaro.tools.builtin.get_structure import GetStructure
-    from ipuaro.tools.builtin.get_todos import GetTodos
-    from ipuaro.tools.builtin.git_commit import GitCommit
-    from ipuaro.tools.builtin.git_diff import GitDiff
-    from ipuaro.tools.builtin.git_status import GitStatus
-    from ipuaro.tools.builtin.grep_search import GrepSearch
-    from ipuaro.tools.builtin.remember import Remember
-    from ipuaro.tools.builtin.replace import Replace
-    from ipuaro.tools.builtin.run_command import RunCommand
-    from ipuaro.tools.builtin.run_tests import RunTests
-
-    return [
-        GetLines(),
-        GetFunction(),
-        GetClass(),
-        GetStructure(),
-        FindDefinition(),
-        FindReferences(),
-        GrepSearch(),
-        FindFiles(),
-        GetDependencies(),
-        GetDependents(),
-        GetComplexity(),
-        GetTodos(),
-        GitStatus(),
-        GitDiff(),
-        GitCommit(),
-        RunCommand(),
-        RunTests(),
-        EditLines(),
-        EditSymbol(),
-        Replace(),
-        EditFile(),
-        CreateFile(),
-        DeleteFile(),
-        Remember(),
-    ]
+__all__ = ["ToolRegistry", "ToolSource", "builtin_tools", "snake_name", "to_result", "tool_schema"]
 
 
 class ToolSource(Protocol):
@@ -133,7 +80,10 @@ class ToolSource(Protocol):
 
 
 def tool_schema(tool: Tool) -> dict[str, Any]:
-    """The JSON Schema the model sees: a source tool's own, else its args model's."""
+    """The JSON Schema the model sees: a source tool's own, else its args model's (a built-in
+    not loaded yet: the one its card stored, made the same way)."""
+    if isinstance(tool, LazyTool):
+        return tool.schema
     schema = getattr(tool, "input_schema", None)
     return schema if isinstance(schema, dict) else model_schema(tool.args_model)
 

@@ -89,8 +89,14 @@ async def check_command(
     if decision.verdict == "allow":
         return decision
     if ctx.confirm is None:
-        if ctx.headless_allow_commands:
+        if ctx.headless_allow_commands and not decision.secret:
             return decision
+        if decision.secret:  # as get_lines refuses a secret file in a run nobody watches
+            raise ToolRefused(
+                f"command refused: {decision.reason.removeprefix('ask: ')}; --allow-commands "
+                "does not cover secrets and nobody can be asked in this run. Work without the "
+                "secret, or run interactively."
+            )
         raise ToolRefused(
             f"command needs the user's approval ({decision.reason}) and nobody can be asked "
             "in this run; allow it in the whitelist or run interactively."

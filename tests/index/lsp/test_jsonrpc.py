@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,49 @@ def test_an_exit_fails_the_waiting_request_with_the_servers_own_words(
 def test_a_program_that_does_not_exist_is_a_server_failure(tmp_path: Path) -> None:
     with pytest.raises(ServerFailed, match="cannot start 'no-such-program-here'"):
         JsonRpcProcess(["no-such-program-here", "--stdio"], tmp_path)
+
+
+FLOOD = textwrap.dedent(
+    """
+    import sys, time
+    stream = sys.stdout if sys.argv[1] == "stdout" else sys.stderr
+    for _ in range(128):  # 8 MB without one line break, then silence
+        stream.buffer.write(b"x" * 65536)
+    stream.buffer.flush()
+    time.sleep(60)
+    """
+)
+
+
+def _flood(tmp_path: Path, where: str) -> JsonRpcProcess:
+    script = tmp_path / "flood_server.py"
+    script.write_text(FLOOD, encoding="utf-8")
+    return JsonRpcProcess([sys.executable, str(script), where], tmp_path)
+
+
+def test_a_server_flooding_stdout_without_line_breaks_is_a_failure_not_a_wait(
+    tmp_path: Path,
+) -> None:
+    """A header line is read up to a bound: the flood is a broken stream, said at once, not
+    kept in memory while the request waits out its time."""
+    process = _flood(tmp_path, "stdout")
+    try:
+        with pytest.raises(ServerFailed, match="header line longer than"):
+            process.request("echo", None, 30)
+    finally:
+        process.close()
+
+
+def test_a_server_flooding_stderr_without_line_breaks_is_read_in_pieces(tmp_path: Path) -> None:
+    """stderr is read in bounded pieces, so its tail (why a server stopped) is kept small and
+    filled while the flood goes on."""
+    process = _flood(tmp_path, "stderr")
+    try:
+        for _ in range(600):  # until the first piece is read: the 8 MB are written at once
+            if process.stderr_tail:
+                break
+            threading.Event().wait(0.05)
+        assert process.stderr_tail, "nothing of stderr read while it had no line break"
+        assert all(len(line) <= 300 for line in process.stderr_tail)
+    finally:
+        process.close()

@@ -4,6 +4,7 @@ folder by npm at pinned versions; skipped, saying why, where npm or the registry
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -116,3 +117,60 @@ def test_typescript_language_server_tells_the_two_run_methods_apart(ctx: ToolCon
         ("src/jobs.ts", 8, 3),
         ("src/main.ts", 4, 27),
     }
+
+
+@pytest.mark.lsp
+def test_the_repositorys_own_typescript_is_never_run(tmp_path: Path) -> None:
+    """typescript-language-server runs the ``tsserver.js`` of the workspace's
+    ``node_modules/typescript`` when it finds one: a repository's code. ipuaro names the
+    TypeScript installed beside the server instead, so a planted one never runs."""
+    command = _server_command()
+    marker = tmp_path / "ran"
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "jobs.ts").write_text(JOBS, encoding="utf-8")
+    planted = root / "node_modules" / "typescript"
+    (planted / "lib").mkdir(parents=True)
+    (planted / "package.json").write_text(
+        '{"name": "typescript", "version": "5.7.2", "main": "lib/typescript.js"}',
+        encoding="utf-8",
+    )
+    payload = f"require('fs').writeFileSync({json.dumps(str(marker))}, 'x'); process.exit(1);"
+    for name in ("tsserver.js", "typescript.js", "tsserverlibrary.js"):
+        (planted / "lib" / name).write_text(payload, encoding="utf-8")
+    store = SqliteStore(tmp_path / "store.db", "tests-lsp-ts")
+    Indexer(root, Config(), store).index()
+    servers = LanguageServers(root, {"typescript": command}, store)
+    try:
+        server = servers.servers["typescript"]
+        servers.references("src/jobs.ts", 2, 3, "run")  # starts it
+        ready = server.wait_ready(60)
+        assert not marker.exists(), "the repository's node_modules/typescript ran"
+        assert ready, server.describe()
+    finally:
+        servers.close()
+        store.close()
+
+
+def test_a_typescript_server_with_no_typescript_beside_it_is_not_started(tmp_path: Path) -> None:
+    """Without a TypeScript of its own the server would take the project's: it is not started,
+    and the reason names what to install; the index answers."""
+    package = tmp_path / "global" / "node_modules" / "typescript-language-server"
+    (package / "lib").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    cli = package / "lib" / "cli.mjs"
+    cli.write_text(f"#!/bin/sh\ntouch '{marker}'\n", encoding="utf-8")
+    cli.chmod(0o755)
+    binary = tmp_path / "global" / "bin" / "typescript-language-server"
+    binary.parent.mkdir()
+    binary.symlink_to(cli)
+    root = tmp_path / "proj"
+    root.mkdir()
+    servers = LanguageServers(root, {"typescript": f"{binary} --stdio"}, None)  # type: ignore[arg-type]
+    try:
+        server = servers.servers["typescript"]
+        assert not server.wait_ready(5)
+        assert "no TypeScript installed beside" in server.describe()
+        assert not marker.exists()
+    finally:
+        servers.close()

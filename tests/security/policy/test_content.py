@@ -112,3 +112,14 @@ def test_conform_to_keeps_the_original_style() -> None:
     assert conform_to("x\ny\n", "a\r\nb") == "x\r\ny"  # no final newline in the original
     assert conform_to("x\ny", "a\nb\n") == "x\ny\n"
     assert conform_to("new\r\n", "") == "new\r\n"  # a new file keeps its own style
+
+
+def test_the_non_printable_count_agrees_with_the_per_character_rule_on_every_code_point() -> None:
+    """The pattern counted in C says what the per-character rule says, for every code point
+    (surrogates included): the fast count refuses and accepts exactly the same texts."""
+    from ipuaro.security.policy.content import _is_non_printable, count_non_printable
+
+    everything = "".join(map(chr, range(0x110000)))
+    expected = [c for c in everything if _is_non_printable(c)]
+    assert count_non_printable(everything) == len(expected)
+    assert count_non_printable("".join(expected)) == len(expected)

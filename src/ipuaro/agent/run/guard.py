@@ -8,8 +8,12 @@ consecutive identical calls across turns, successful or not; the agent asks the 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 
-from ipuaro.domain import ToolCall
+from ipuaro.agent.context.history import tool_message
+from ipuaro.agent.events import LoopChoice
+from ipuaro.agent.run.bookkeeping import Stop
+from ipuaro.domain import ChatMessage, ToolCall, ToolResult
 
 DEFAULT_LIMIT = 3
 
@@ -38,3 +42,29 @@ class LoopGuard:
 
     def reset(self) -> None:
         self._last, self._count = None, 0
+
+    async def check(
+        self,
+        calls: list[ToolCall],
+        ask: Callable[[str, int], Awaitable[LoopChoice]],
+        history: list[ChatMessage],
+    ) -> None:
+        """Observe a turn's calls before they run; at the limit ask the user. "continue"
+        starts the count afresh; otherwise every call of the turn is answered "not run" in
+        ``history`` and the request stops (``Stop("limit", ...)``)."""
+        for call in calls:
+            repeats = self.observe(call)
+            if not self.tripped(repeats):
+                continue
+            if await ask(call.name, repeats) == "continue":
+                self.reset()
+                continue
+            note = f"not run: the same call was made {repeats} times in a row (loop guard)"
+            for each in calls:
+                result = ToolResult(call_id=each.id, success=False, error=note)
+                history.append(tool_message(each, result, note))
+            raise Stop(
+                "limit",
+                f"{call.name} was called {repeats} times in a row with the same "
+                "arguments (loop guard)",
+            )

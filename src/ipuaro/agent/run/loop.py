@@ -5,23 +5,21 @@ threshold) → stream the model → read its calls (native and written in the te
 only) → guard against loops → run the calls → append the results → again. The loop ends when an
 answer has no call and no steering message waits, or at a limit, an abort or an error the user
 did not want retried. Every step is an event (``events``); every message is saved at once —
-when and how is ``bookkeeping``'s (the session a request writes into).
+when and how is ``bookkeeping``'s (the session a request writes into). The model side of a turn
+(the tool offer, assembling, streaming, a server's error) is ``model_call``'s; the loop guard
+is ``guard``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ipuaro.agent.context.history import (
     assistant_message,
-    finite_call,
-    keep_partial,
     last_answer,
-    tool_message,
     user_message,
 )
 from ipuaro.agent.events import (
@@ -44,24 +42,22 @@ from ipuaro.agent.run.dispatch import Dispatcher, ToolHooks, ToolSet
 from ipuaro.agent.run.feedback import Feedback
 from ipuaro.agent.run.guard import LoopGuard
 from ipuaro.agent.run.intent import shown_to_user, sort_calls
+from ipuaro.agent.run.model_call import ModelCall
 from ipuaro.agent.run.observer import TurnObserver
 from ipuaro.agent.run.queues import InputQueues
 from ipuaro.agent.run.reporting import TurnReporter
 from ipuaro.agent.run.stats import RequestStats, turn_stats
-from ipuaro.agent.run.streamfilter import MarkupFilter
-from ipuaro.agent.run.turn import TurnResult, stream_turn
 from ipuaro.agent.run.verify import AfterEditChecks
-from ipuaro.domain import Session, ToolCall, ToolResult
+from ipuaro.domain import Session, ToolCall
 from ipuaro.domain.edits import ConfirmCallback, ConfirmChoice, ConfirmDecision, ConfirmRequest
 from ipuaro.domain.errors import IpuaroError
 from ipuaro.llm.formats import ToolFormat
-from ipuaro.llm.protocol import ModelClient, ToolSpec
-from ipuaro.llm.runaway import cut_advice
+from ipuaro.llm.protocol import ModelClient
 from ipuaro.llm.toolcalls import ParsedReply, parse_reply
 from ipuaro.tools.base import ToolContext
 
 if TYPE_CHECKING:
-    from ipuaro.agent.context.manager import Assembled, ContextManager
+    from ipuaro.agent.context.manager import ContextManager
     from ipuaro.agent.run.compaction import CompactionOutcome, Compactor
     from ipuaro.agent.sessions.keeper import SessionKeeper
 
@@ -93,8 +89,6 @@ class Agent:
         plan_mode: bool = False,
         observer: TurnObserver | None = None,
     ) -> None:
-        self.client = client
-        self.tools = tools
         self.tool_ctx: ToolContext = tool_ctx.replace(session_id=session.id)
         """The tools' context of the current session; a session change or ``/model``
         replaces it whole, and dispatch makes a copy per call (``for_call``)."""
@@ -112,15 +106,21 @@ class Agent:
         self._busy = False
         self._cancel: asyncio.Event | None = None
         self._stop_request: tuple[EndReason, str] | None = None
-        self._plan_mode = plan_mode
-        self.tool_format: ToolFormat = tool_format
-        self._specs: list[ToolSpec] = []
-        self._accepted: set[str] = set()
-        self._tools_revision = 0
-        self._set_tools()
         if tool_ctx.confirm is not None:
             self.tool_ctx = self.tool_ctx.replace(confirm=self._announcing(tool_ctx.confirm))
         self._book = SessionBook(sessions, session, lambda: self.tool_ctx.reads, context, self._ask)
+        self._model = ModelCall(
+            client=client,
+            tools=tools,
+            tool_format=tool_format,
+            plan_mode=plan_mode,
+            context=context,
+            compactor=compactor,
+            book=self._book,
+            report=self._report,
+            emit=self._emit,
+            ask=self._ask,
+        )
         self._feedback = Feedback(lambda: self.session.history, self._book.save, self._ask)
         self._after_edits = AfterEditChecks("off", 0)
 
@@ -129,6 +129,28 @@ class Agent:
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    @property
+    def client(self) -> ModelClient:
+        return self._model.client
+
+    @client.setter
+    def client(self, client: ModelClient) -> None:
+        """``/model``: the next call goes to ``client`` (the wiring swaps the binding)."""
+        self._model.client = client
+
+    @property
+    def tools(self) -> ToolSet:
+        return self._model.tools
+
+    @property
+    def tool_format(self) -> ToolFormat:
+        return self._model.tool_format
+
+    @tool_format.setter
+    def tool_format(self, tool_format: ToolFormat) -> None:
+        """Takes effect with the next offer (``use_tools``), as the wiring does on ``/model``."""
+        self._model.tool_format = tool_format
 
     @property
     def session(self) -> Session:
@@ -217,17 +239,17 @@ class Agent:
 
     @property
     def plan_mode(self) -> bool:
-        return self._plan_mode
+        return self._model.plan_mode
 
     def use_tools(self, tools: ToolSet) -> None:
         """Offer ``tools`` from the next request on (a custom command's ``allowed-tools``)."""
-        self.tools = tools
-        self._set_tools()
+        self._model.tools = tools
+        self._model.offer()
 
     def set_plan_mode(self, on: bool) -> None:
         self._ensure_idle()
-        self._plan_mode = on
-        self._set_tools()
+        self._model.plan_mode = on
+        self._model.offer()
 
     # --- request --------------------------------------------------------------------------
 
@@ -292,9 +314,9 @@ class Agent:
                 )
             await self._inject_steers()
             self._emit(TurnStart(turn))
-            await self._refresh_tools()
-            assembled = await self._assemble(turn, cancel)
-            result = await self._call_model(turn, assembled, cancel, stats)
+            await self._model.refresh()
+            assembled = await self._model.assemble(turn, cancel)
+            result = await self._model.call(turn, assembled, cancel, stats)
             assert result.reply is not None
             reply = result.reply
             usage = reply.usage
@@ -303,9 +325,10 @@ class Agent:
                 self.context.meter.report(
                     assembled.tokens, usage.prompt_tokens, usage.completion_tokens
                 )
-            parsed = parse_reply(reply, self._accepted)
+            parsed = parse_reply(reply, self._model.accepted)
             self._report.response(turn, result, parsed)
-            intent = sort_calls([self._normalise(c) for c in parsed.calls], parsed, self._read_only)
+            calls_read = [self._model.normalise(c) for c in parsed.calls]
+            intent = sort_calls(calls_read, parsed, self._model.read_only)
             calls = intent.run
             message_stats = turn_stats(
                 result.duration_s,
@@ -331,7 +354,7 @@ class Agent:
             answer = shown_to_user(parsed.text, intent) if not calls else parsed.text
             self._emit(MessageEnd(answer, calls, message_stats))
             if calls:
-                await self._guard_loops(calls)
+                await self._guard.check(calls, self.handlers.on_loop, self.session.history)
                 await self._dispatch(calls, stats, cancel)
             held_turns = held_turns + 1 if intent.held else 0
             if (intent.held or (calls and intent.notes)) and not await self._tell(
@@ -361,107 +384,13 @@ class Agent:
         await self._book.save()
         return True
 
-    async def _assemble(self, turn: int, cancel: asyncio.Event) -> Assembled:
-        history = self.session.history
-        assembled = self.context.assemble(history, self._book.pinned)
-        if self.context.meter.corrected(assembled.tokens) > self.context.budget.compact_threshold:
-            outcome = await self.compactor.compact(history, self._book.pinned, cancel, turn)
-            if outcome is not None:
-                self._emit(outcome.event)
-                await self._book.save()
-                assembled = self.context.assemble(history, self._book.pinned)
-        self.context.meter.update(assembled.tokens)
-        self._report.context(turn, assembled, self.context)
-        return assembled
-
-    async def _call_model(
-        self, turn: int, assembled: Assembled, cancel: asyncio.Event, stats: RequestStats
-    ) -> TurnResult:
-        while True:
-            tools = self._specs if self.tool_format == "native" else None
-            self._report.request(turn, self.client.model, self.tool_format, assembled, tools)
-            result = await stream_turn(
-                self.client,
-                assembled.system,
-                assembled.messages,
-                tools,
-                cancel,
-                self._emit,
-                MarkupFilter(frozenset(self._accepted)),
-            )
-            if result.reply is None:
-                self._report.response(turn, result, None)
-            if result.tools_fallback:
-                self.tool_format = "json"
-                self._set_tools()
-            if result.cancelled:
-                # The server never sent its count: the prompt it was given and what streamed
-                # before the abort, estimated, so an interrupted answer does not say "0 tokens".
-                stats.add_usage(
-                    self.context.meter.corrected(assembled.tokens),
-                    self.context.estimate(result.text) if result.text else 0,
-                    estimated=True,
-                )
-                keep_partial(self.session.history, result.text)
-                raise Stop("aborted", "interrupted by the user")
-            if result.error is None:
-                if result.reply is not None and result.reply.cut:
-                    advice = cut_advice(result.reply.finish_reason, "llm.maxReplyTokens")
-                    notice = AgentError("llm", result.reply.cut, True, advice)
-                    self._emit(ErrorRaised(notice, ()))  # said, not asked: the turn goes on
-                return result
-            error = result.error
-            if error.kind == "context_overflow" and self.context.adopt_window(error.window):
-                # The server named a smaller window than the session assumed: use it and retry.
-                note = f"{error.message}; this session now uses {self.context.budget.window:,}"
-                self._set_tools()  # a small window gets the small tool set
-                self._emit(ErrorRaised(AgentError("llm", note, True, error.suggestion), ()))
-                assembled = await self._assemble(turn, cancel)
-                continue
-            choice = await self._ask(
-                AgentError("llm", error.message, error.retryable, error.suggestion)
-            )
-            if choice == "retry":
-                continue
-            keep_partial(self.session.history, result.text)
-            raise Stop("error", f"model error: {error.message} — {error.suggestion}")
-
     async def _reprompt(self, raw: str, parsed: ParsedReply, count: int) -> bool:
-        wanted = {self.tools.resolve_name(e.tool or "") for e in parsed.errors}
-        schemas = [
-            f"{spec.name}: {json.dumps(spec.parameters)}"
-            for spec in self._specs
-            if spec.name in wanted
-        ]
+        schemas = self._model.schemas({e.tool for e in parsed.errors})
         return await self._feedback.reprompt(raw, parsed, count, schemas, self.tool_format)
-
-    def _read_only(self, call: ToolCall) -> bool:
-        tool = self.tools.get(call.name)
-        return tool is None or tool.read_only  # an unknown name only fails, changing nothing
 
     async def _tell(self, held: list[ToolCall], notes: list[str], held_turns: int) -> bool:
         native = self.tool_format == "native"
         return await self._feedback.tell(held, notes, held_turns, native)
-
-    async def _guard_loops(self, calls: list[ToolCall]) -> None:
-        for call in calls:
-            repeats = self._guard.observe(call)
-            if not self._guard.tripped(repeats):
-                continue
-            choice = await self.handlers.on_loop(call.name, repeats)
-            if choice == "continue":
-                self._guard.reset()
-                continue
-            note = f"not run: the same call was made {repeats} times in a row (loop guard)"
-            for each in calls:
-                self.session.history.append(
-                    tool_message(each, ToolResult(call_id=each.id, success=False, error=note), note)
-                )
-            raise Stop(
-                "limit",
-                f"{call.name} was called {repeats} times in a row with the same "
-                "arguments (loop guard)",
-            )
 
     async def _dispatch(
         self, calls: list[ToolCall], stats: RequestStats, cancel: asyncio.Event
@@ -472,7 +401,7 @@ class Agent:
             self.handlers,
             self._emit,
             self.context.cap_result,
-            plan_mode=self._plan_mode,
+            plan_mode=self._model.plan_mode,
             on_record=self._book.keep_result,
             hooks=self.tool_hooks,
         )
@@ -499,34 +428,6 @@ class Agent:
         self._emit(ContextUpdate(self.context.meter.used, self.context.budget.window))
 
     # --- helpers --------------------------------------------------------------------------
-
-    async def _refresh_tools(self) -> None:
-        """Tools that start lazily (MCP servers) start before the turn that offers them; one
-        that was withdrawn since the last turn is no longer offered."""
-        await self.tools.prepare()
-        if self.tools.revision != self._tools_revision:
-            self._set_tools()
-
-    def _set_tools(self) -> None:
-        self._tools_revision = self.tools.revision
-        self._specs = [
-            ToolSpec(s["name"], s["description"], s["parameters"])
-            for s in self.tools.specs(self._plan_mode, window=self.context.budget.window)
-        ]
-        self._accepted = self.tools.accepted_names()
-        self.context.set_tools(
-            self._specs,
-            self.tool_format,
-            native=self.tool_format == "native",
-            plan_mode=self._plan_mode,
-        )
-
-    def _normalise(self, call: ToolCall) -> ToolCall:
-        call = finite_call(call)
-        resolved = self.tools.resolve_name(call.name)
-        if resolved is None or resolved == call.name:
-            return call
-        return ToolCall(id=call.id, name=resolved, parameters=call.parameters)
 
     async def _inject_steers(self) -> None:
         steers = self._queues.take_steers()

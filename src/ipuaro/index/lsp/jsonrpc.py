@@ -30,6 +30,26 @@ log = logging.getLogger(__name__)
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 """A frame larger than this is taken as a broken stream, not read into memory."""
+MAX_HEADER_LINE = 64 * 1024
+"""A header line longer than this is a broken stream (output that is not LSP), not kept."""
+STDERR_PIECE = 4096
+"""stderr is read in pieces of at most this size: a flood without line breaks stays small."""
+
+
+def absolute_path_entries(path: str) -> str:
+    """``path`` (a PATH value) without its relative entries: ``.``, ``node_modules/.bin`` or an
+    empty entry mean "the folder I am in" — the project's, whose programs are the repository's
+    code, never a server the user chose."""
+    return os.pathsep.join(entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
+
+
+def server_environment() -> dict[str, str]:
+    """ipuaro's environment for a server, its PATH without relative entries: the server's
+    program is looked up in the project's folder (its working directory) otherwise."""
+    environ = dict(os.environ)
+    if "PATH" in environ:
+        environ["PATH"] = absolute_path_entries(environ["PATH"])
+    return environ
 
 
 class ServerFailed(IpuaroError):
@@ -49,9 +69,13 @@ def read_frame(stream: IO[bytes]) -> dict[str, Any] | None:
     """The next message, or None at the end of the stream."""
     length: int | None = None
     while True:
-        line = stream.readline()
+        line = stream.readline(MAX_HEADER_LINE + 1)
         if not line:
             return None
+        if len(line) > MAX_HEADER_LINE:
+            raise ServerFailed(
+                f"a header line longer than {MAX_HEADER_LINE} bytes: the output is not LSP"
+            )
         line = line.strip()
         if not line:
             if length is None:
@@ -85,7 +109,7 @@ class JsonRpcProcess:
             self.process = subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                env=env if env is not None else dict(os.environ),
+                env=env if env is not None else server_environment(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -118,7 +142,7 @@ class JsonRpcProcess:
         stderr = self.process.stderr
         assert stderr is not None
         with contextlib.suppress(OSError, ValueError):
-            for raw in stderr:
+            for raw in iter(lambda: stderr.readline(STDERR_PIECE), b""):
                 line = raw.decode("utf-8", "replace").strip()
                 if line:
                     self.stderr_tail.append(line[:300])

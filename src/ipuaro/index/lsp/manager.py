@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
+from ipuaro.index.lsp.jsonrpc import absolute_path_entries
 from ipuaro.index.lsp.server import LanguageServer, Location
 from ipuaro.index.parsers import language_for
 from ipuaro.store.protocol import Store, StoreError
@@ -51,7 +52,10 @@ _CONFIG_LANGUAGE = {"tsx": "typescript", "jsx": "javascript"}
 
 def search_path(environ: Mapping[str, str] | None = None) -> str:
     env = os.environ if environ is None else environ
-    return os.pathsep.join([env.get("PATH", ""), str(Path(sys.executable).parent)])
+    # relative entries (".", "node_modules/.bin", "") would find the project's own programs
+    return absolute_path_entries(
+        os.pathsep.join([env.get("PATH", ""), str(Path(sys.executable).parent)])
+    )
 
 
 def resolve_command(

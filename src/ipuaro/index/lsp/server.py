@@ -145,6 +145,15 @@ class LanguageServer:
         return self.state == "ready" and not self._closed
 
     def _start(self) -> None:
+        options = initialization_options(self.argv)
+        if options is None:
+            with self._lock:
+                self._failed(
+                    f"no TypeScript installed beside {self.argv[0]} (the project's own "
+                    "node_modules/typescript is never run); install it there, e.g. "
+                    "`npm i -g typescript typescript-language-server`"
+                )
+            return
         try:
             process = JsonRpcProcess(self.argv, self.root)
         except ServerFailed as err:
@@ -166,6 +175,7 @@ class LanguageServer:
                     "rootPath": str(self.root),
                     "workspaceFolders": [{"uri": uri, "name": self.root.name}],
                     "capabilities": _CAPABILITIES,
+                    "initializationOptions": options,
                     "clientInfo": {"name": "ipuaro"},
                 },
                 self.start_timeout,
@@ -398,6 +408,25 @@ class LanguageServer:
             return Path(unquote(parsed.path)).resolve().relative_to(self.root).as_posix()
         except ValueError:
             return None
+
+
+def initialization_options(argv: list[str]) -> dict[str, Any] | None:
+    """What the server is initialized with: for typescript-language-server, the ``tsserver.js``
+    installed beside it (found the way Node resolves ``typescript`` from the server's own
+    files), since otherwise it runs the workspace's ``node_modules/typescript`` — the
+    repository's code. None when that server has no TypeScript beside it."""
+    program = Path(argv[0])
+    if program.name != "typescript-language-server":
+        return {}
+    try:
+        real = program.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return {}  # not found: the start fails and says so
+    for folder in real.parents:
+        tsserver = folder / "node_modules" / "typescript" / "lib" / "tsserver.js"
+        if tsserver.is_file():
+            return {"tsserver": {"path": str(tsserver)}}
+    return None
 
 
 def _utf16(text: str, code_points: int) -> int:

@@ -13,7 +13,7 @@ from typing import Final, Literal
 from tree_sitter import Node
 
 from ipuaro.domain.files import ImportInfo
-from ipuaro.index.refs.receivers import Ancestry, bare_type
+from ipuaro.index.refs.ancestry import Ancestry, bare_type
 
 Verdict = Literal["exact", "name-only", "drop"]
 

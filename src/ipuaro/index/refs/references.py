@@ -40,6 +40,7 @@ from tree_sitter import Node
 
 from ipuaro.domain.files import ImportInfo
 from ipuaro.domain.indexes import Reference, SymbolDef
+from ipuaro.index.refs.ancestry import Ancestry
 from ipuaro.index.refs.js_scopes import JS_DECLARATIONS, JsScopes
 from ipuaro.index.refs.python_scopes import (
     PythonScopes,
@@ -47,7 +48,7 @@ from ipuaro.index.refs.python_scopes import (
     foreign_names,
     python_modules,
 )
-from ipuaro.index.refs.receivers import Ancestry, Receivers
+from ipuaro.index.refs.receivers import Receivers
 from ipuaro.index.refs.reexports import exported_uses
 from ipuaro.index.refs.static_scopes import STATIC_LANGUAGES, StaticScopes
 from ipuaro.store.protocol import Store

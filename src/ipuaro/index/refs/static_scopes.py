@@ -32,8 +32,8 @@ from typing import Final, Literal
 from tree_sitter import Node
 
 from ipuaro.domain.files import ImportInfo
+from ipuaro.index.refs.ancestry import Ancestry, bare_type
 from ipuaro.index.refs.java_scopes import JAVA_BLOCKS, JAVA_FUNCTIONS, JavaScopes, ancestor
-from ipuaro.index.refs.receivers import Ancestry, bare_type
 
 Verdict = Literal["exact", "name-only", "drop"]
 STATIC_LANGUAGES: Final = frozenset({"go", "rust", "java"})

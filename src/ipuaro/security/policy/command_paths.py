@@ -40,7 +40,8 @@ _WRITE_ALL |= {"rimraf"}
 _WRITE_LAST = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "rimraf"})
 _PROC_SECRET = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/(?:environ|cmdline)")
-_ALLOWANCE = "secrets need the user's allowance"
+SECRET_ALLOWANCE = "secrets need the user's allowance"
+"""Ends the reason of every ask about a secret read (:attr:`CommandDecision.secret`)."""
 
 
 @dataclass
@@ -138,7 +139,7 @@ class Places:
             elif rel is not None and self.paths.is_secret(rel):
                 found.append(rel)
         if found:
-            return [("ask", f"reads the secret file `{found[0]}`; {_ALLOWANCE}")]
+            return [("ask", f"reads the secret file `{found[0]}`; {SECRET_ALLOWANCE}")]
         if outside:
             return [("ask", f"reads `{outside}`, outside the project")]
         return []
@@ -148,14 +149,14 @@ class Places:
         part names a secret, or when the project holds any secret file it could be."""
         spelled = PurePosixPath(word.text)
         if _secret_elsewhere(self.paths, spelled) or self.paths.is_secret(word.text.lstrip("/")):
-            return [("ask", f"reads `{word.raw}`, which names a secret file; {_ALLOWANCE}")]
+            return [("ask", f"reads `{word.raw}`, which names a secret file; {SECRET_ALLOWANCE}")]
         found = self.paths.secret_files(".")
         if found is None:
             return [("ask", f"reads `{word.raw}`, a path known only at run time, and the "
                      "project is too large to check for secret files")]  # fmt: skip
         if found:
             return [("ask", f"reads `{word.raw}`, a path known only at run time, and the project "
-                     f"has secret files (`{found[0]}`); {_ALLOWANCE}")]  # fmt: skip
+                     f"has secret files (`{found[0]}`); {SECRET_ALLOWANCE}")]  # fmt: skip
         return []
 
     def tree_read(self, what: str, folders: list[Word]) -> list[Note]:
@@ -181,7 +182,7 @@ class Places:
                              "project is too large to check it for secret files")]  # fmt: skip
                 if found:
                     return [("ask", f"{what} reads every file under `{folder.text}`, including "
-                             f"the secret file `{found[0]}`; {_ALLOWANCE}")]  # fmt: skip
+                             f"the secret file `{found[0]}`; {SECRET_ALLOWANCE}")]  # fmt: skip
         return []
 
     def operands(self, name: str, args: list[Word]) -> list[Note]:

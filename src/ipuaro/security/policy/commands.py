@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from ipuaro.security.policy.command_check import Analysis
 from ipuaro.security.policy.command_findings import Verdict
+from ipuaro.security.policy.command_paths import SECRET_ALLOWANCE
 from ipuaro.security.policy.command_rules import (
     BUILTIN_DENY,
     command_name,
@@ -65,6 +66,9 @@ class CommandDecision:
     unknown: list[str] = field(default_factory=list)
     """Command names asked about only because no list has them: what "always allow" should
     grant (:meth:`CommandPolicy.grantable`, then ``Grants.grant_command``)."""
+    secret: bool = False
+    """An ``ask`` because the command may read a secret file: only a person may allow it
+    (``ipuaro run --allow-commands`` does not)."""
 
 
 AskUser = Callable[[CommandDecision], Awaitable[bool]]
@@ -227,4 +231,5 @@ def _combine(analysis: Analysis) -> CommandDecision:
         others = len({f.reason for f in same}) - 1
         if others > 0:
             reason += f" (and {others} more {'problem' if others == 1 else 'problems'})"
-    return CommandDecision(worst, reason, analysis.segments, analysis.unknown)
+    secret = any(f.verdict == "ask" and SECRET_ALLOWANCE in f.reason for f in findings)
+    return CommandDecision(worst, reason, analysis.segments, analysis.unknown, secret)

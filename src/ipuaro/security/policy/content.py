@@ -44,6 +44,16 @@ class ContentRefused(IpuaroError):
         super().__init__(self.reason)
 
 
+_NON_PRINTABLE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffd]")
+"""What :func:`_is_non_printable` is true for (Cc is U+0000–001F and U+007F–009F, Cs is
+U+D800–DFFF), as one pattern: counted in C, not one Python call per character (a 10 MB file was
+9 of the 10 seconds of an edit)."""
+
+
+def count_non_printable(text: str) -> int:
+    return len(text) - len(_NON_PRINTABLE.sub("", text))
+
+
 def _is_non_printable(char: str) -> bool:
     if char in _TEXT_CONTROLS:
         return False
@@ -66,7 +76,7 @@ def check_text(text: str, path: str = "") -> None:
         ) from None
     if not text:
         return
-    bad = sum(1 for char in text if _is_non_printable(char))
+    bad = count_non_printable(text)
     if bad / len(text) > MAX_NON_PRINTABLE_RATIO:
         raise ContentRefused(
             path,
