@@ -479,7 +479,7 @@ def test_allow_commands_never_covers_reading_a_secret(
     model_server.responder = ScriptedModel(
         [
             call("run_command", command="cat .env"),
-            lambda body: ScriptedReply(text=tool_outputs(body)[-1][:200]),
+            lambda body: ScriptedReply(text=tool_outputs(body)[-1][:400]),
         ]
     )
     done = run_here(project, env, "-p", "show .env", "--output", "json", "--allow-commands")

@@ -28,8 +28,9 @@ async def test_commands_run_without_api_keys(
     )  # the user allowed every question up front
     result = await project.call(
         "run_command",
-        command="echo $OPENAI_API_KEY $ANTHROPIC_API_KEY $GITHUB_TOKEN $MY_LLM; "
-        "cat /proc/self/environ | tr '\\0' '\\n'",
+        # ``env``, not ``cat /proc/self/environ``: that is a secret file, which
+        # --allow-commands does not cover (tests/agent/test_agent_headless.py).
+        command="echo $OPENAI_API_KEY $ANTHROPIC_API_KEY $GITHUB_TOKEN $MY_LLM; env",
     )
     assert result.success, result.error
     assert "SECRET" not in result.data

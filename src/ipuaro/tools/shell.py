@@ -93,9 +93,9 @@ async def check_command(
             return decision
         if decision.secret:  # as get_lines refuses a secret file in a run nobody watches
             raise ToolRefused(
-                f"command refused: {decision.reason.removeprefix('ask: ')}; --allow-commands "
-                "does not cover secrets and nobody can be asked in this run. Work without the "
-                "secret, or run interactively."
+                f"command needs the user's approval ({decision.reason}) and nobody can be asked "
+                "in this run; --allow-commands does not cover secrets. Work without the secret, "
+                "or run interactively."
             )
         raise ToolRefused(
             f"command needs the user's approval ({decision.reason}) and nobody can be asked "
