@@ -2,7 +2,8 @@
 re-indexing an unchanged project loads no parser, the second start of a command takes its
 configuration from the cache without building a validator, and ``ipuaro run -p`` on a project
 without script tools or command files loads neither jsonschema, nor YAML, nor the regex
-engine of grep_search, nor httpx's own command line. Each run is a real process."""
+engine of grep_search, nor httpx's own command line, and writes its first byte before loading
+what only a command, a hook, a script tool or an edit needs. Each run is a real process."""
 
 from __future__ import annotations
 
@@ -102,6 +103,87 @@ def test_a_headless_run_loads_no_jsonschema_yaml_httpx_cli_or_ca_bundle(tmp_path
     assert report["yaml"] == []
     assert report["regex"] == []  # grep_search's engine, loaded by the first search
     assert report["httpx_cli"] == []
+
+
+FIRST_BYTE_CHILD = """
+import json, os, sys
+seen = []
+class Stdout:
+    def __init__(self, inner):
+        self.inner = inner
+    def write(self, text):
+        if text and not seen:
+            seen.append(sorted(sys.modules))
+        return self.inner.write(text)
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+sys.stdout = Stdout(sys.stdout)
+from ipuaro.cli.main import main
+sys.argv = ["ipuaro", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+with open(os.environ["FIRST_BYTE_REPORT"], "w", encoding="utf-8") as report:
+    json.dump(seen[0] if seen else None, report)
+"""
+
+# Loaded by the first command, hook, script tool, edit or reply holding a call, never by the
+# first byte of an answer (issue 27): the command checker (git, make, package scripts,
+# reads), the persistent shell and the process runner, the sandbox, the edit engine and its
+# merger/matcher, the prose-framing patterns of the tool-call parser.
+NOT_BEFORE_FIRST_BYTE = (
+    "ipuaro.security.policy.command_check",
+    "ipuaro.security.policy.command_git",
+    "ipuaro.security.process.persistent_shell",
+    "ipuaro.security.process.runner",
+    "ipuaro.security.sandboxing.sandbox",
+    "ipuaro.extensions.process",
+    "ipuaro.tools.shell",
+    "ipuaro.edits.engine",
+    "ipuaro.edits.markers",
+    "ipuaro.edits.matching",
+    "ipuaro.llm.framing",
+)
+
+
+def test_a_headless_run_writes_its_first_byte_before_loading_what_only_tools_need(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    report_path = tmp_path / "first-byte.json"
+    with ModelStubServer() as stub:
+        stub.responder = lambda _request: ScriptedReply(text="hello there")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
+        env.update(
+            {
+                "IPUARO_DATA_DIR": str(tmp_path / "data"),
+                "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+                "IPUARO_LLM__BASE_URL": stub.url,
+                "IPUARO_LLM__CONTEXT_WINDOW": "32768",
+                "FIRST_BYTE_REPORT": str(report_path),
+            }
+        )
+        # the first start builds the tools and stores their cards (tools/catalog.py), which
+        # loads every tool's module; the second is the start a user has every day
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-c", FIRST_BYTE_CHILD, "run", "-p", "say hi"],
+                env=env,
+                cwd=project,
+                capture_output=True,
+                text=True,
+                check=True,
+                stdin=subprocess.DEVNULL,
+            )
+            assert "hello there" in done.stdout, done.stderr
+    loaded = json.loads(report_path.read_text(encoding="utf-8"))
+    assert loaded is not None, done.stderr
+    assert "ipuaro.core.workspace" in loaded  # the snapshot is of a real start
+    assert [m for m in NOT_BEFORE_FIRST_BYTE if m in loaded] == []
 
 
 def test_the_command_collects_young_garbage_less_often() -> None:

@@ -3,16 +3,24 @@ validate → diff → confirm → stale check → undo entry → atomic write �
 undo/redo persisted in the store (``undo``); all-or-nothing groups (``transaction``);
 ``replace`` matching (``matching``); marker merging for ``edit_file`` (``markers``); the
 edit-file sub-agent (``planner``).
+
+Names are re-exported lazily (PEP 562): a start builds the edit planner (``edits.planner``)
+without loading the engine, the matcher and the marker merger, which the first edit loads.
 """
 
-from ipuaro.edits.changeset import Changeset
-from ipuaro.edits.engine import EditEngine, EditRefused, EditResult
-from ipuaro.edits.lineedits import LineEditError, apply_line_edits, rebase_range
-from ipuaro.edits.markers import MergeFailed, merge_markers
-from ipuaro.edits.matching import MatchError, ReplaceResult, find_and_replace
-from ipuaro.edits.planner import LlmEditPlanner, PlanError, parse_plan
-from ipuaro.edits.transaction import FileWrite, TransactionFailed, write_all
-from ipuaro.edits.undo import UndoManager, UndoOutcome
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ipuaro.edits.changeset import Changeset
+    from ipuaro.edits.engine import EditEngine, EditRefused, EditResult
+    from ipuaro.edits.lineedits import LineEditError, apply_line_edits, rebase_range
+    from ipuaro.edits.markers import MergeFailed, merge_markers
+    from ipuaro.edits.matching import MatchError, ReplaceResult, find_and_replace
+    from ipuaro.edits.planner import LlmEditPlanner, PlanError, parse_plan
+    from ipuaro.edits.transaction import FileWrite, TransactionFailed, write_all
+    from ipuaro.edits.undo import UndoManager, UndoOutcome
 
 __all__ = [
     "Changeset",
@@ -36,3 +44,37 @@ __all__ = [
     "rebase_range",
     "write_all",
 ]
+
+_MODULES = {
+    "Changeset": "changeset",
+    "EditEngine": "engine",
+    "EditRefused": "engine",
+    "EditResult": "engine",
+    "FileWrite": "transaction",
+    "LineEditError": "lineedits",
+    "LlmEditPlanner": "planner",
+    "MatchError": "matching",
+    "MergeFailed": "markers",
+    "PlanError": "planner",
+    "ReplaceResult": "matching",
+    "TransactionFailed": "transaction",
+    "UndoManager": "undo",
+    "UndoOutcome": "undo",
+    "apply_line_edits": "lineedits",
+    "find_and_replace": "matching",
+    "merge_markers": "markers",
+    "parse_plan": "planner",
+    "rebase_range": "lineedits",
+    "write_all": "transaction",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value

@@ -15,12 +15,14 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ipuaro.config.schema import Config, HookConfig, HooksConfig
 from ipuaro.domain import ToolCall, ToolResult
-from ipuaro.extensions.process import ProgramResult, run_program
-from ipuaro.security.sandboxing.sandbox import SandboxProfile
+
+if TYPE_CHECKING:
+    # the process runner and the sandbox load with the first hook, not with every start
+    from ipuaro.extensions.process import ProgramResult
 
 __all__ = ["BLOCK_EXIT_CODE", "EVENTS", "Hook", "HookEvent", "HookRunner"]
 
@@ -74,6 +76,8 @@ class HookRunner:
         self.report: Callable[[str], None] = lambda message: None
         """Where failures go (the workspace turns them into ``ExtensionWarning`` events)."""
         self._hidden = [config.llm.api_key_env]
+        from ipuaro.security.sandboxing.sandbox import SandboxProfile
+
         self._sandbox = SandboxProfile.for_project(root, config.sandbox)
 
     def of(self, event: HookEvent) -> list[Hook]:
@@ -121,6 +125,8 @@ class HookRunner:
             "sessionId": self.session_id(),
             **payload,
         }
+        from ipuaro.extensions.process import run_program
+
         result = await run_program(
             hook.config.argv,
             cwd=self.root,

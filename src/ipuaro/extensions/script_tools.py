@@ -25,12 +25,14 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from ipuaro.config.schema import Config, ScriptToolConfig
 from ipuaro.domain.errors import IpuaroError
-from ipuaro.extensions.process import ProgramResult, run_program
-from ipuaro.security.sandboxing.sandbox import ProfileName, SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome, ToolRefused
 
 if TYPE_CHECKING:
+    # the process runner and the sandbox load with the first call of a script tool
     import jsonschema
+
+    from ipuaro.extensions.process import ProgramResult
+    from ipuaro.security.sandboxing.sandbox import ProfileName, SandboxProfile
 
 __all__ = ["ScriptTool", "ScriptToolProblem", "build_script_tool"]
 
@@ -162,6 +164,8 @@ class ScriptTool:
                 f"{self.name}: its working directory {self.spec.cwd!r} does not exist in the "
                 "project; fix extensions.tools." + self.name + ".cwd"
             )
+        from ipuaro.extensions.process import run_program
+
         limit = ctx.config.commands.output_limit_bytes
         result = await run_program(
             argv,
@@ -177,6 +181,8 @@ class ScriptTool:
         return self._outcome(command, result, limit)
 
     def _profile(self, root: Path, config: Config) -> SandboxProfile:
+        from ipuaro.security.sandboxing.sandbox import SandboxProfile
+
         if self._sandbox is None:
             name: ProfileName | None = None
             if self.read_only and config.sandbox.profile != "off":

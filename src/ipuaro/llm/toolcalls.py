@@ -40,7 +40,6 @@ from ipuaro.llm.callobjects import (
     unknown_tool,
 )
 from ipuaro.llm.callsite import only_calls, placement
-from ipuaro.llm.framing import is_example, whole_reply_declines
 from ipuaro.llm.jsonrepair import JsonRepairError, find_json_end, loads_lenient
 from ipuaro.llm.protocol import AssistantReply, ToolCallParseError, new_call_id
 from ipuaro.llm.xmlcalls import parse_xml_arguments
@@ -134,6 +133,9 @@ def _split_shown(text: str, found: list[Found]) -> tuple[list[Found], list[tuple
     by structure (callsite.py), then by the prose's own framing (framing.py)."""
     if not found:
         return found, []
+    # the framing's patterns compile with the first reply that holds a call, not at start
+    from ipuaro.llm.framing import is_example, whole_reply_declines
+
     spans = [(f.start, f.end) for f in found if f.calls]
     bounds = [0] + [f.end for f in found]
     starts = [f.start for f in found] + [len(text)]

@@ -19,11 +19,15 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ipuaro.security.process.persistent_shell import PersistentShell, ShellOutcome, available
-from ipuaro.security.sandboxing.sandbox import SandboxProfile
 from ipuaro.tools.base import ToolContext, ToolOutcome
-from ipuaro.tools.shell import check_command, command_report, network_allowed, sandbox_profile
+
+if TYPE_CHECKING:
+    # a start builds the host; the shell's process machinery and the command checks load with
+    # the first command (issue 27)
+    from ipuaro.security.process.persistent_shell import PersistentShell, ShellOutcome
+    from ipuaro.security.sandboxing.sandbox import SandboxProfile
 
 __all__ = ["ShellHost", "run_in_shell"]
 
@@ -47,6 +51,8 @@ class ShellHost:
     @staticmethod
     def usable(ctx: ToolContext) -> bool:
         """Whether ``run_command`` goes through a persistent shell here."""
+        from ipuaro.security.process.persistent_shell import available
+
         return ctx.shell is not None and ctx.config.commands.persistent_shell and available()
 
     def cwds(self, ctx: ToolContext, sandbox: SandboxProfile) -> list[Path]:
@@ -65,6 +71,8 @@ class ShellHost:
             await self._shell.close()
             self._shell = None
         if self._shell is None:
+            from ipuaro.security.process.persistent_shell import PersistentShell
+
             self._shell = PersistentShell(ctx.root, env, sandbox if sandbox.active else None)
             self._key = key
         return self._shell
@@ -92,6 +100,12 @@ async def run_in_shell(ctx: ToolContext, command: str) -> ToolOutcome:
         environment_without,
         run_shell,
         secret_environment_names,
+    )
+    from ipuaro.tools.shell import (
+        check_command,
+        command_report,
+        network_allowed,
+        sandbox_profile,
     )
 
     host = ctx.shell

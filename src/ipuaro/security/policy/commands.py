@@ -33,9 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ipuaro.security.policy.command_check import Analysis
 from ipuaro.security.policy.command_findings import Verdict
-from ipuaro.security.policy.command_paths import SECRET_ALLOWANCE
 from ipuaro.security.policy.command_rules import (
     BUILTIN_DENY,
     command_name,
@@ -48,6 +46,7 @@ from ipuaro.security.shell.shell_syntax import ShellSyntaxError, parse_script
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
+    from ipuaro.security.policy.command_check import Analysis
 
 __all__ = ["AskUser", "CommandDecision", "CommandPolicy", "Verdict", "authorize"]
 
@@ -162,6 +161,10 @@ class CommandPolicy:
             )
         except RecursionError:
             return CommandDecision("deny", "denied: the command is nested too deeply to check")
+        # the checker (git, make, package scripts, reads...) is needed by the first command
+        # only, not by a start (issue 27)
+        from ipuaro.security.policy.command_check import Analysis
+
         analysis = Analysis(
             self.root,
             self.paths,
@@ -218,6 +221,8 @@ def _refuse_text(command: object) -> str:
 
 
 def _combine(analysis: Analysis) -> CommandDecision:
+    from ipuaro.security.policy.command_paths import SECRET_ALLOWANCE
+
     findings = analysis.findings
     if not findings:
         return CommandDecision("allow", "allowed: nothing to run", analysis.segments)
