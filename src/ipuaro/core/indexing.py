@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -194,8 +195,9 @@ class IndexOperations:
     _tasks: TaskRunner
 
     @property
+    @abstractmethod
     def ctx(self) -> AppContext:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
     def needs_first_index(self) -> bool:
         """The project was never indexed (the first index is worth a progress screen)."""

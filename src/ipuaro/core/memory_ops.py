@@ -6,6 +6,7 @@ environment) — and its ``ask`` function; the work is in ``core.memory``.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,9 @@ class MemoryOperations:
     root: Path
     options: WorkspaceOptions
 
+    @abstractmethod
     async def ask(self, question: Question) -> Answer:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
     def engineering_memory(self) -> EngineeringMemory:
         """The user's and the project's remembered preferences as the files say now (values

@@ -8,6 +8,7 @@ caller has asked the task runner first (a session change is refused while a task
 from __future__ import annotations
 
 import asyncio
+from abc import abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -65,18 +66,22 @@ class SessionOperations:
     root: Path
 
     @property
+    @abstractmethod
     def ctx(self) -> AppContext:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
     @property
+    @abstractmethod
     def session_id(self) -> str:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
+    @abstractmethod
     def save(self) -> None:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
+    @abstractmethod
     async def ask(self, question: Question) -> Answer:
-        raise NotImplementedError
+        """Provided by the ``Workspace``."""
 
     def list_sessions(self) -> list[SessionInfo]:
         """The project's sessions, oldest first; the current one is marked."""
