@@ -72,21 +72,28 @@ def test_a_piped_index_run_does_not_import_rich(tmp_path: Path) -> None:
     assert _index(project, tmp_path / "data")["parsers"]
 
 
+def _run_env(tmp_path: Path, model_url: str) -> dict[str, str]:
+    """A child ``ipuaro run``'s environment: this machine's, without its IPUARO_* settings, with
+    the test's data and config folders and the stub model server."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
+    env.update(
+        {
+            "IPUARO_DATA_DIR": str(tmp_path / "data"),
+            "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
+            "IPUARO_LLM__BASE_URL": model_url,
+            "IPUARO_LLM__CONTEXT_WINDOW": "32768",
+        }
+    )
+    return env
+
+
 def test_a_headless_run_loads_no_jsonschema_yaml_httpx_cli_or_ca_bundle(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "app.py").write_text("def greet():\n    return 1\n", encoding="utf-8")
     with ModelStubServer() as stub:
         stub.responder = lambda _request: ScriptedReply(text="hello there")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
-        env.update(
-            {
-                "IPUARO_DATA_DIR": str(tmp_path / "data"),
-                "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
-                "IPUARO_LLM__BASE_URL": stub.url,
-                "IPUARO_LLM__CONTEXT_WINDOW": "32768",
-            }
-        )
+        env = _run_env(tmp_path, stub.url)
         done = subprocess.run(
             [sys.executable, "-c", CHILD, "run", "-p", "say hi"],
             env=env,
@@ -157,16 +164,7 @@ def test_a_headless_run_writes_its_first_byte_before_loading_what_only_tools_nee
     report_path = tmp_path / "first-byte.json"
     with ModelStubServer() as stub:
         stub.responder = lambda _request: ScriptedReply(text="hello there")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
-        env.update(
-            {
-                "IPUARO_DATA_DIR": str(tmp_path / "data"),
-                "IPUARO_CONFIG_DIR": str(tmp_path / "config"),
-                "IPUARO_LLM__BASE_URL": stub.url,
-                "IPUARO_LLM__CONTEXT_WINDOW": "32768",
-                "FIRST_BYTE_REPORT": str(report_path),
-            }
-        )
+        env = {**_run_env(tmp_path, stub.url), "FIRST_BYTE_REPORT": str(report_path)}
         # the first start builds the tools and stores their cards (tools/catalog.py), which
         # loads every tool's module; the second is the start a user has every day
         for _ in range(2):

@@ -12,7 +12,9 @@ Names are re-exported lazily so ``import ipuaro.config`` stays free of pydantic 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ipuaro._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ipuaro.config.loader import (
@@ -34,10 +36,4 @@ _LOCATIONS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LOCATIONS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module_name), name)
+__getattr__ = lazy_exports(__name__, _LOCATIONS)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 from ipuaro import __version__
+from ipuaro._filecache import code_stamp, store_entry
 from ipuaro.config.paths import config_dir
 
 if TYPE_CHECKING:
@@ -115,10 +116,7 @@ def _key(
     here = Path(__file__).parent
     part("code", str(here).encode())
     try:  # an edited checkout (editable install) changes the schema in place
-        sources = sorted(entry.name for entry in os.scandir(here) if entry.name.endswith(".py"))
-        for name in sources:
-            info = (here / name).stat()
-            part(name, f"{info.st_size}:{info.st_mtime_ns}".encode())
+        part("sources", code_stamp(here, recursive=False).encode())
     except OSError:
         return None
     for path in sorted(contents, key=str):
@@ -180,23 +178,7 @@ def _write(folder: Path, key: str, config: Config) -> None:
         text = json.dumps(_dump(config), allow_nan=False)
     except (TypeError, ValueError):  # a value the stored form cannot carry exactly
         return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{key}.{os.getpid()}.tmp"
-        # the user's config may hold a password (redis.password): readable by the owner only
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, folder / f"{key}.json")
-        _prune(folder)
-    except OSError:
-        pass  # a read-only data dir: the next start validates again, nothing else changes
-
-
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-    for stale in entries[KEEP_ENTRIES:]:
-        stale.unlink(missing_ok=True)
+    store_entry(folder, key, text, KEEP_ENTRIES)  # read-only: validated again next start
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

@@ -6,7 +6,9 @@ start) and the other plain modules load without pydantic and without building ev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ipuaro._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ipuaro.domain.base import DomainModel
@@ -100,12 +102,4 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+__getattr__ = lazy_exports(__name__, _MODULES)

@@ -14,8 +14,9 @@ Public API (imported lazily, so ``import ipuaro.index.parsers`` in a pool proces
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ipuaro._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ipuaro.index.pipeline.indexer import Indexer, IndexSummary
@@ -52,8 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ipuaro.index' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

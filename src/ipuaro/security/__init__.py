@@ -24,8 +24,9 @@ Names are re-exported lazily so importing the package costs nothing until one is
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ipuaro._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ipuaro.security.policy.commands import (
@@ -100,8 +101,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LOCATIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LOCATIONS)

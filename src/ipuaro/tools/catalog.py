@@ -23,7 +23,6 @@ import functools
 import hashlib
 import importlib
 import json
-import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ipuaro import __version__
+from ipuaro._filecache import code_stamp, store_entry
 from ipuaro.tools.base import Tool, ToolContext, ToolOutcome
 
 __all__ = ["BUILTIN_TOOLS", "CACHE_DIR_NAME", "LazyTool", "builtin_tools", "startup_tools"]
@@ -166,18 +166,7 @@ def _key() -> str | None:
     package = Path(__file__).resolve().parent.parent  # ipuaro/
     digest.update(str(package).encode())
     try:  # an edited checkout (editable install) changes an argument model in place
-        pending = [str(package)]
-        while pending:
-            folder = pending.pop()
-            with os.scandir(folder) as entries:
-                listed = sorted(entries, key=lambda entry: entry.name)
-            for entry in listed:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name != "__pycache__":
-                        pending.append(entry.path)
-                elif entry.name.endswith(".py"):
-                    info = entry.stat()
-                    digest.update(f"{entry.path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+        digest.update(code_stamp(package, recursive=True).encode())
     except OSError:
         return None
     return digest.hexdigest()
@@ -210,13 +199,4 @@ def _write(folder: Path, key: str, cards: list[dict[str, Any]]) -> None:
         text = json.dumps(cards, allow_nan=False)
     except (TypeError, ValueError):  # a schema JSON cannot carry exactly: no cards
         return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{key}.{os.getpid()}.tmp"
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, folder / f"{key}.json")
-        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        for stale in entries[KEEP_ENTRIES:]:
-            stale.unlink(missing_ok=True)
-    except OSError:
-        pass  # a read-only data dir: the next start builds the tools again
+    store_entry(folder, key, text, KEEP_ENTRIES)  # a read-only data dir: built again next time
