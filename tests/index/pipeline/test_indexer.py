@@ -13,6 +13,7 @@ from ipuaro.config.schema import Config
 from ipuaro.index.pipeline.indexer import Indexer
 from ipuaro.index.pipeline.pool import process_context
 from ipuaro.index.pipeline.state import mark_incomplete
+from ipuaro.store.protocol import IndexBatch
 from ipuaro.store.sqlite import SqliteStore
 from tests.index.conftest import make_indexer, write
 
@@ -235,3 +236,38 @@ def test_a_full_index_ends_with_every_row_index_built(py_project: Path, store: S
     assert "ref_groups_name" in plan
     name = store.find_references(store.symbol_names()[0])
     assert name and all(r.line > 0 and r.column > 0 for r in name)
+
+
+def test_files_without_a_parser_are_written_in_slices_while_the_pool_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slice per parsed chunk (the pool gets its next chunks between slices); whatever the
+    parse leaves unwritten goes into the final batch: every file ends stored."""
+    monkeypatch.setattr("ipuaro.index.pipeline.run.OTHERS_SLICE_BYTES", 30)
+    monkeypatch.setattr("ipuaro.index.pipeline.run.CHUNK_FILES", 4)  # 15 parsed chunks
+    root = tmp_path / "proj"
+    for i in range(60):
+        write(root, f"src/m{i}.ts", f"export const v{i} = {i};\n")
+    for i in range(80):
+        write(root, f"docs/n{i}.md", f"# note {i}\n\nline {i}\n")
+    store = SqliteStore(tmp_path / "s.db", "p")
+    slices: list[int] = []
+    apply = store.apply_batch
+
+    def counting(batch: IndexBatch) -> None:
+        if batch.files and all(p.startswith("docs/") for p in batch.files):
+            slices.append(len(batch.files))
+        apply(batch)
+
+    monkeypatch.setattr(store, "apply_batch", counting)
+    summary = Indexer(root, Config(), store).index(workers=2)
+
+    assert summary.parsed == 60 and summary.files == 140
+    early, final = slices[:-1], slices[-1]
+    assert len(early) >= 10 and max(early) <= 2  # 30 bytes: one or two notes per slice
+    assert sum(early) + final == 80
+    for i in range(80):
+        stored = store.get_file(f"docs/n{i}.md")
+        assert stored is not None and stored.lines == [f"# note {i}", "", f"line {i}"]
+        assert store.get_meta(f"docs/n{i}.md") is not None
+    store.close()

@@ -57,6 +57,8 @@ LARGE_TEXT_BYTES = 1_000_000
 again when written, in batches of :data:`LARGE_BATCH_BYTES`. Held as lines, a file costs several
 times its size; ten 30 MB logs held together took 1.1 GB."""
 LARGE_BATCH_BYTES = 16_000_000
+OTHERS_SLICE_BYTES = 1_000_000
+"""Text of files without a parser written per parsed chunk while the pool parses."""
 
 
 class OtherFile:
@@ -243,11 +245,19 @@ class IndexRun:
     def _write_others_early(self) -> None:
         """Files without a parser (thousands of docs and assets in a large project) are
         written while the pool parses, not in the final batch everyone waits for. Only when the
-        run deletes nothing: a delete in the final batch could then remove what was written."""
+        run deletes nothing: a delete in the final batch could then remove what was written.
+
+        A slice of :data:`OTHERS_SLICE_BYTES` per parsed chunk: while this process writes, it
+        hands the pool no new chunks (Django's 3,834 locale files in one transaction left both
+        pool processes idle for 0.2-0.4 s)."""
         if not self._unwritten or self.batch.deletes:
             return
-        unwritten, self._unwritten = self._unwritten, []
-        self.store.apply_batch(IndexBatch(files={o.path: o.data for o in unwritten}))
+        taken, size = 0, 0
+        while taken < len(self._unwritten) and size < OTHERS_SLICE_BYTES:
+            size += self._unwritten[taken].outcome.entry.size
+            taken += 1
+        written, self._unwritten = self._unwritten[:taken], self._unwritten[taken:]
+        self.store.apply_batch(IndexBatch(files={o.path: o.data for o in written}))
 
     def _write_large_others(self) -> None:
         """Large text files go first, a few at a time, each batch replacing what the path held
