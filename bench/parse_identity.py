@@ -1,4 +1,4 @@
-"""``parse_source`` of this checkout against a base commit's, file by file: the output must not change.
+"""``parse_source`` of this checkout against a base commit's, file by file: no output may change.
 
 Not a test. Run by hand after touching ``ipuaro/index/parsers`` for speed::
 
@@ -130,7 +130,8 @@ def first_difference(old: object, new: object) -> str:
         (i for i, (a, b) in enumerate(zip(old_text, new_text, strict=False)) if a != b),
         min(len(old_text), len(new_text)),
     )
-    return f"at char {at}: old …{old_text[max(0, at - 60) : at + 60]}… new …{new_text[max(0, at - 60) : at + 60]}…"
+    start, end = max(0, at - 60), at + 60
+    return f"at char {at}: old …{old_text[start:end]}… new …{new_text[start:end]}…"
 
 
 def compare(name: str, old: dict[str, dict], new: dict[str, dict]) -> int:
@@ -146,9 +147,8 @@ def compare(name: str, old: dict[str, dict], new: dict[str, dict]) -> int:
             if before.get(key) != after.get(key):
                 differences += 1
                 if differences <= SHOWN:
-                    print(
-                        f"  {name}/{path} {key}: {first_difference(before.get(key), after.get(key))}"
-                    )
+                    where = first_difference(before.get(key), after.get(key))
+                    print(f"  {name}/{path} {key}: {where}")
     return differences
 
 
