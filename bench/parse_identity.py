@@ -11,7 +11,9 @@ in each corpus (``scan`` with the default config, a parser for the path, UTF-8 t
 per file, ``ast.to_json()``, the AST with only the fields set (``exclude_unset``: models built
 without validation must set the same fields), ``indexes.symbols``, ``indexes.calls`` (JSON and
 fields set), ``indexes.reference_table`` (order of names and positions included) and
-``nesting``. Any difference is printed (first differing characters of the first files) and the
+``nesting``, and whether each model equals itself validated from its JSON (a model built
+without validation must hold exactly what validation would store: ``list`` not ``tuple``, ``bool``
+not ``int``). Any difference is printed (first differing characters of the first files) and the
 exit status is 1.
 """
 
@@ -69,6 +71,11 @@ with open(out_file, "w", encoding="utf-8") as out:
             "reference_table": list(indexes.reference_table.items()),
             "references": indexes.references and [r.to_json() for r in indexes.references],
             "nesting": parsed.nesting,
+            "valid": (
+                type(parsed.ast).model_validate_json(parsed.ast.to_json()) == parsed.ast
+                and all(type(s).model_validate_json(s.to_json()) == s for s in indexes.symbols)
+                and all(type(c).model_validate_json(c.to_json()) == c for c in indexes.calls)
+            ),
         }
         out.write(json.dumps(record) + "\n")
     out.write(json.dumps({"cpu": cpu}) + "\n")
@@ -173,7 +180,10 @@ def main() -> int:
             old, old_cpu = run_side(old_src, root, paths_file, work / f"{name}.old.jsonl")
             new, new_cpu = run_side(new_src, root, paths_file, work / f"{name}.new.jsonl")
             differences = compare(name, old, new)
-            total += differences
+            invalid = sorted(path for path, record in new.items() if not record.get("valid"))
+            if invalid:
+                print(f"  {name}: models unlike their validated JSON in {invalid[:SHOWN]}")
+            total += differences + len(invalid)
             print(
                 f"{name}: {len(old)} files parsed, {differences} differences"
                 f" (parse_source CPU old {old_cpu:.2f} s, new {new_cpu:.2f} s;"

@@ -50,6 +50,7 @@ from ipuaro.index.parsers._languages import (
 )
 from ipuaro.index.parsers._python import PythonReader
 from ipuaro.index.parsers._source import Collected, Source
+from ipuaro.index.parsers._trusted import trusted
 from ipuaro.index.parsers._ts_module import ModuleReader
 
 _START_BYTE = attrgetter("start_byte")
@@ -133,7 +134,8 @@ def parse_source(path: str, text: str) -> ParsedFile:
             _bulk.jsdoc_references(source, found.get("comment", []), references)
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
-    ast = FileAST(
+    ast = trusted(
+        FileAST,
         imports=collected.imports,
         exports=collected.resolved_exports(),
         functions=collected.functions,
@@ -144,8 +146,12 @@ def parse_source(path: str, text: str) -> ParsedFile:
         language=language,
         parse_error=parse_error,
     )
-    indexes = FileIndexes.model_construct(
-        symbols=collected.symbols, references=[], calls=calls, reference_table=references
+    indexes = trusted(
+        FileIndexes,
+        symbols=collected.symbols,
+        references=[],
+        calls=calls,
+        reference_table=references,
     )
     return ParsedFile(path=path, ast=ast, indexes=indexes, nesting=nesting)
 

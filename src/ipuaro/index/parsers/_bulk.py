@@ -117,7 +117,7 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
                 "resolved": None,
             },
         )
-        set_fields_set(edge, fields_set)
+        set_fields_set(edge, set(fields_set))  # its own set: model_copy(update=…) adds to it
         set_extra(edge, None)
         set_private(edge, None)
         append(edge)

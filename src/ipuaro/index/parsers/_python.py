@@ -37,6 +37,7 @@ from ipuaro.index.parsers._source import (
     start_line,
     type_text,
 )
+from ipuaro.index.parsers._trusted import trusted
 
 _COMPOUND_CLAUSES: Final = frozenset(
     {"elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause"}
@@ -111,7 +112,8 @@ class PythonReader:
 
     def _add_import(self, name: str, module: str, line: int, imported: str) -> None:
         self.collected.imports.append(
-            ImportInfo(
+            trusted(
+                ImportInfo,
                 name=name,
                 from_=module,
                 line=line,
@@ -163,7 +165,8 @@ class PythonReader:
         name = _name(self.source, node)
         line_start, line_end = start_line(outer), end_line(node)
         self.collected.functions.append(
-            FunctionInfo(
+            trusted(
+                FunctionInfo,
                 name=name,
                 line_start=line_start,
                 line_end=line_end,
@@ -193,7 +196,8 @@ class PythonReader:
                     )
                 elif base.type not in ("comment", "list_splat", "dictionary_splat"):
                     bases.append(shorten(source.text(base), 120))
-        info = ClassInfo(
+        info = trusted(
+            ClassInfo,
             name=name,
             line_start=start_line(outer),
             line_end=end_line(node),
@@ -250,7 +254,8 @@ class PythonReader:
                 kind = "setter"
             if bare & _ABSTRACT_DECORATORS:
                 info.is_abstract = True
-        method = MethodInfo(
+        method = trusted(
+            MethodInfo,
             name=name,
             line_start=start_line(outer),
             line_end=end_line(node),
@@ -281,7 +286,8 @@ class PythonReader:
         annotation = type_text(self.source, assignment.child_by_field_name("type"))
         name = self.source.text(target)
         info.properties.append(
-            PropertyInfo(
+            trusted(
+                PropertyInfo,
                 name=name,
                 line=start_line(target),
                 type=annotation,
@@ -324,7 +330,8 @@ class PythonReader:
                         continue
                     known.add(name)
                     info.properties.append(
-                        PropertyInfo(
+                        trusted(
+                            PropertyInfo,
                             name=name,
                             line=start_line(target),
                             type=annotation,
@@ -387,7 +394,7 @@ class PythonReader:
         name = self.source.text(name_node).split("[", 1)[0]
         line_start, line_end = start_line(statement), end_line(statement)
         self.collected.types.append(
-            TypeInfo(name=name, kind="type", line_start=line_start, line_end=line_end)
+            trusted(TypeInfo, name=name, kind="type", line_start=line_start, line_end=line_end)
         )
         self.collected.symbol(name, "type", line_start, line_end)
         self._public(name, line_start)

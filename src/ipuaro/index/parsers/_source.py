@@ -22,6 +22,7 @@ from ipuaro.domain.files import (
     TypeInfo,
 )
 from ipuaro.domain.indexes import SymbolDef, SymbolKind
+from ipuaro.index.parsers._trusted import trusted
 
 MethodKind = Literal["method", "getter", "setter", "constructor"]
 
@@ -135,7 +136,8 @@ class Collected:
         container: str | None = None,
     ) -> None:
         self.symbols.append(
-            SymbolDef(
+            trusted(
+                SymbolDef,
                 name=name,
                 path=self.path,
                 line=line,
@@ -172,7 +174,7 @@ class Collected:
             if (pending.name, kind) in seen:
                 continue  # overload signatures, `export {a}` twice
             seen.add((pending.name, kind))
-            result.append(ExportInfo(name=pending.name, type=kind, line=pending.line))
+            result.append(trusted(ExportInfo, name=pending.name, type=kind, line=pending.line))
         return result
 
 
