@@ -15,7 +15,13 @@ from tree_sitter import Node
 from ipuaro.domain.files import TodoInfo
 from ipuaro.domain.indexes import CallEdge, ReferenceTable
 from ipuaro.index.parsers._source import Scope, Source
-from ipuaro.index.parsers._trusted import SET_DICT, SET_EXTRA, SET_FIELDS_SET, SET_PRIVATE
+from ipuaro.index.parsers._trusted import (
+    SET_DICT,
+    SET_EXTRA,
+    SET_FIELDS_SET,
+    SET_PRIVATE,
+    SharedFieldsSet,
+)
 
 _TODO = re.compile(rb"\b(TODO|FIXME|HACK|XXX)\b(?:\([^)\n]*\))?[\s:\-]*([^\n]*)")
 _COMMENT_TAIL = re.compile(r"\s*(?:\*/|-->|\*/\s*})\s*$")
@@ -87,9 +93,9 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
     starts = [scope.start for scope in ordered]
     ends = [scope.end for scope in ordered]
     callers = [scope.name for scope in ordered]
+    callers.append(MODULE_CALLER)  # callers[-1]: no recorded scope around the call
     parents = _parents(ordered)
     data = source.data
-    line_starts = source.line_starts()
     names: dict[bytes, str] = {}
     new = object.__new__
     set_dict, set_fields_set = SET_DICT, SET_FIELDS_SET  # locals: looked up once per node
@@ -111,20 +117,21 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
             edge,
             {
                 "path": path,
-                "caller": callers[index] if index >= 0 else MODULE_CALLER,
+                "caller": callers[index],
                 "callee": callee,
-                "line": bisect_right(line_starts, position),
+                # a row from the node: a file of ASCII lines never builds its line table
+                "line": node.start_point[0] + 1,
                 "resolved": None,
             },
         )
-        set_fields_set(edge, set(fields_set))  # its own set: model_copy(update=…) adds to it
+        set_fields_set(edge, fields_set)
         set_extra(edge, None)
         set_private(edge, None)
         append(edge)
     return result
 
 
-_CALL_FIELDS: Final = frozenset(("path", "caller", "callee", "line"))
+_CALL_FIELDS: Final = SharedFieldsSet(("path", "caller", "callee", "line"))
 
 
 def _parents(ordered: list[Scope]) -> list[int]:

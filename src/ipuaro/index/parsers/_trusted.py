@@ -39,6 +39,23 @@ SET_FIELDS_SET: Final = _slot_setter("__pydantic_fields_set__")
 SET_EXTRA: Final = _slot_setter("__pydantic_extra__")
 SET_PRIVATE: Final = _slot_setter("__pydantic_private__")
 
+
+class SharedFieldsSet(frozenset[str]):
+    """One "fields set" for many models of one shape (call edges: a set per edge would cost
+    ~200 bytes and a copy each). A copy is a set of its own, so ``model_copy(update=…)`` and
+    ``copy.deepcopy`` work as on a validated model; assigning a field does not (pydantic adds
+    to the set in place), so such fields are written through ``__dict__``
+    (``refs.calls.set_resolved``)."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: object) -> set[str]:
+        return set(self)
+
+
 _REQUIRED: Final = object()
 """Placeholder of a required field in a plan's template (never left in a built model)."""
 
