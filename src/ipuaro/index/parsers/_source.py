@@ -30,7 +30,7 @@ MAX_DEPTH = 64
 """Deepest namespace/conditional/error nesting the declaration walkers follow."""
 
 _NEWLINE = re.compile(b"\n")
-_SHORT_PARAM = 60
+SHORT_PARAM = 60
 _SHORT_TYPE = 120
 
 
@@ -78,7 +78,7 @@ def end_line(node: Node) -> int:
     return row + 1
 
 
-def shorten(text: str, limit: int = _SHORT_PARAM) -> str:
+def shorten(text: str, limit: int = SHORT_PARAM) -> str:
     """Whitespace collapsed to single spaces, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
