@@ -161,7 +161,12 @@ def compare(name: str, old: dict[str, dict], new: dict[str, dict]) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="*", default=list(DEFAULT_CORPORA))
+    parser.add_argument(
+        "corpora",
+        nargs="*",
+        default=list(DEFAULT_CORPORA),
+        help="corpus names (bench/corpora.py) or name=folder",
+    )
     parser.add_argument("--base", help="commit to compare with (default: merge-base with main)")
     args = parser.parse_args()
     commit = args.base or base_commit()
@@ -172,7 +177,8 @@ def main() -> int:
         new_src = REPO / "src"
         print(f"base {commit[:12]} ({old_src}) against {new_src}")
         for name in args.corpora:
-            root = corpus(name)
+            name, _, path = name.partition("=")
+            root = Path(path) if path else corpus(name)
             paths = parsed_paths(root)
             paths_file = work / f"{name}.json"
             paths_file.write_text(json.dumps(paths))

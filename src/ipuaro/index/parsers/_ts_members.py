@@ -24,6 +24,7 @@ from ipuaro.index.parsers._source import (
     start_line,
     type_text,
 )
+from ipuaro.index.parsers._trusted import trusted
 
 FUNCTION_VALUES: Final = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
@@ -128,7 +129,8 @@ def function_info(
     last = end if end is not None else node
     line_start, line_end = start_line(start), end_line(last)
     collected.functions.append(
-        FunctionInfo(
+        trusted(
+            FunctionInfo,
             name=name,
             line_start=line_start,
             line_end=line_end,
@@ -188,7 +190,8 @@ def class_info(
     extends, implements = _heritage(source, node)
     decorator_nodes = child_decorators(start) if start is not node else []
     decorator_nodes += child_decorators(node)
-    info = ClassInfo(
+    info = trusted(
+        ClassInfo,
         name=name,
         line_start=start_line(start),
         line_end=end_line(node),
@@ -325,7 +328,8 @@ class _Members:
         kind: MethodKind,
         decorator_nodes: list[Node],
     ) -> None:
-        method = MethodInfo(
+        method = trusted(
+            MethodInfo,
             name=name,
             line_start=start_line(first),
             line_end=end_line(last),
@@ -368,7 +372,8 @@ class _Members:
             )
             return
         self.info.properties.append(
-            PropertyInfo(
+            trusted(
+                PropertyInfo,
                 name=name,
                 line=start_line(name_node),
                 type=type_text(source, member.child_by_field_name("type")),
@@ -393,7 +398,8 @@ class _Members:
             if visibility is None and "readonly" not in keywords:
                 continue
             self.info.properties.append(
-                PropertyInfo(
+                trusted(
+                    PropertyInfo,
                     name=self.source.text(pattern),
                     line=start_line(pattern),
                     type=type_text(self.source, parameter.child_by_field_name("type")),
