@@ -111,8 +111,12 @@ def parse_source(path: str, text: str) -> ParsedFile:
         found = _tags.read(source, collected, grammar(language).query, root)
     else:
         found = captures(grammar(language), root)
-        for nodes in found.values():
-            nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
+        for name, nodes in found.items():
+            # py-tree-sitter collects each name's nodes in a set: its order is the nodes'
+            # hashes', so every list a reader takes is sorted (``_x`` names only serve the
+            # query's predicates)
+            if not name.startswith("_"):
+                nodes.sort(key=_START_BYTE)
     parse_error = root.has_error
     references: ReferenceTable = {}
     calls = []
