@@ -72,6 +72,7 @@ class _Plan:
 
 _NEW: Final = object.__new__
 _PLANS: dict[type[BaseModel], _Plan] = {}
+"""Per-class plans, each made on the class's first use (a cache: nothing else writes it)."""
 
 
 def trusted(model: type[Model], /, **values: object) -> Model:
