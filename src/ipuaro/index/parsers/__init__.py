@@ -26,6 +26,9 @@ Decisions (details in the module that implements each):
 - ``package.json`` keys also list ``scripts.<name>`` and ``<dependency section>.<name>``.
 - A call is ``caller`` (``f``, ``Class.method``, ``Class`` for class bodies, ``<module>``) ->
   the last identifier of the callee; rendering ``<Component/>`` in JSX is a call.
+- Models are built without validation (``_trusted``): every value is valid by construction,
+  and validation cost more than the extraction. Tests compare them with validated models;
+  ``bench/parse_identity.py`` compares the output with a base commit's over whole corpora.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from ipuaro.index.parsers._languages import (
 )
 from ipuaro.index.parsers._python import PythonReader
 from ipuaro.index.parsers._source import Collected, Source
+from ipuaro.index.parsers._trusted import trusted
 from ipuaro.index.parsers._ts_module import ModuleReader
 
 _START_BYTE = attrgetter("start_byte")
@@ -110,8 +114,12 @@ def parse_source(path: str, text: str) -> ParsedFile:
         found = _tags.read(source, collected, grammar(language).query, root)
     else:
         found = captures(grammar(language), root)
-        for nodes in found.values():
-            nodes.sort(key=_START_BYTE)  # a multi-pattern query does not yield in document order
+        for name, nodes in found.items():
+            # py-tree-sitter collects each name's nodes in a set: its order is the nodes'
+            # hashes', so every list a reader takes is sorted (``_x`` names only serve the
+            # query's predicates)
+            if not name.startswith("_"):
+                nodes.sort(key=_START_BYTE)
     parse_error = root.has_error
     references: ReferenceTable = {}
     calls = []
@@ -133,7 +141,8 @@ def parse_source(path: str, text: str) -> ParsedFile:
             _bulk.jsdoc_references(source, found.get("comment", []), references)
         calls = _bulk.calls(source, path, found.get("call", []), collected.scopes)
         nesting = _bulk.nesting(found.get("block", []))
-    ast = FileAST(
+    ast = trusted(
+        FileAST,
         imports=collected.imports,
         exports=collected.resolved_exports(),
         functions=collected.functions,
@@ -144,8 +153,12 @@ def parse_source(path: str, text: str) -> ParsedFile:
         language=language,
         parse_error=parse_error,
     )
-    indexes = FileIndexes.model_construct(
-        symbols=collected.symbols, references=[], calls=calls, reference_table=references
+    indexes = trusted(
+        FileIndexes,
+        symbols=collected.symbols,
+        references=[],
+        calls=calls,
+        reference_table=references,
     )
     return ParsedFile(path=path, ast=ast, indexes=indexes, nesting=nesting)
 

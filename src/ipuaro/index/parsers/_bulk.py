@@ -15,7 +15,13 @@ from tree_sitter import Node
 from ipuaro.domain.files import TodoInfo
 from ipuaro.domain.indexes import CallEdge, ReferenceTable
 from ipuaro.index.parsers._source import Scope, Source
-from ipuaro.index.parsers._trusted import SET_DICT, SET_EXTRA, SET_FIELDS_SET, SET_PRIVATE
+from ipuaro.index.parsers._trusted import (
+    SET_DICT,
+    SET_EXTRA,
+    SET_FIELDS_SET,
+    SET_PRIVATE,
+    SharedFieldsSet,
+)
 
 _TODO = re.compile(rb"\b(TODO|FIXME|HACK|XXX)\b(?:\([^)\n]*\))?[\s:\-]*([^\n]*)")
 _COMMENT_TAIL = re.compile(r"\s*(?:\*/|-->|\*/\s*})\s*$")
@@ -87,9 +93,9 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
     starts = [scope.start for scope in ordered]
     ends = [scope.end for scope in ordered]
     callers = [scope.name for scope in ordered]
+    callers.append(MODULE_CALLER)  # callers[-1]: no recorded scope around the call
     parents = _parents(ordered)
     data = source.data
-    line_starts = source.line_starts()
     names: dict[bytes, str] = {}
     new = object.__new__
     set_dict, set_fields_set = SET_DICT, SET_FIELDS_SET  # locals: looked up once per node
@@ -111,9 +117,10 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
             edge,
             {
                 "path": path,
-                "caller": callers[index] if index >= 0 else MODULE_CALLER,
+                "caller": callers[index],
                 "callee": callee,
-                "line": bisect_right(line_starts, position),
+                # a row from the node: a file of ASCII lines never builds its line table
+                "line": node.start_point[0] + 1,
                 "resolved": None,
             },
         )
@@ -124,7 +131,7 @@ def calls(source: Source, path: str, nodes: list[Node], scopes: list[Scope]) -> 
     return result
 
 
-_CALL_FIELDS: Final = frozenset(("path", "caller", "callee", "line"))
+_CALL_FIELDS: Final = SharedFieldsSet(("path", "caller", "callee", "line"))
 
 
 def _parents(ordered: list[Scope]) -> list[int]:
@@ -143,7 +150,10 @@ def todos(source: Source, nodes: list[Node]) -> list[TodoInfo]:
     data = source.data
     result: list[TodoInfo] = []
     for node in nodes:
-        result += comment_todos(data[node.start_byte : node.end_byte], node.start_point[0] + 1)
+        comment = data[node.start_byte : node.end_byte]
+        # _TAGS spelled out: the generator comment_todos tests them with costs more per comment
+        if b"TODO" in comment or b"FIXME" in comment or b"HACK" in comment or b"XXX" in comment:
+            result += comment_todos(comment, node.start_point[0] + 1)
     return result
 
 

@@ -28,6 +28,7 @@ from ipuaro.domain.files import (
 from ipuaro.index.parsers._classify import classify_python
 from ipuaro.index.parsers._source import (
     MAX_DEPTH,
+    SHORT_PARAM,
     Collected,
     MethodKind,
     Scope,
@@ -37,6 +38,7 @@ from ipuaro.index.parsers._source import (
     start_line,
     type_text,
 )
+from ipuaro.index.parsers._trusted import trusted
 
 _COMPOUND_CLAUSES: Final = frozenset(
     {"elif_clause", "else_clause", "except_clause", "except_group_clause", "finally_clause"}
@@ -111,7 +113,8 @@ class PythonReader:
 
     def _add_import(self, name: str, module: str, line: int, imported: str) -> None:
         self.collected.imports.append(
-            ImportInfo(
+            trusted(
+                ImportInfo,
                 name=name,
                 from_=module,
                 line=line,
@@ -162,13 +165,15 @@ class PythonReader:
     def _function(self, node: Node, outer: Node, decorator_nodes: list[Node]) -> None:
         name = _name(self.source, node)
         line_start, line_end = start_line(outer), end_line(node)
+        names, defaults = parameters(self.source, node)
         self.collected.functions.append(
-            FunctionInfo(
+            trusted(
+                FunctionInfo,
                 name=name,
                 line_start=line_start,
                 line_end=line_end,
-                params=params(self.source, node),
-                defaults=defaults(self.source, node),
+                params=names,
+                defaults=defaults,
                 return_type=type_text(self.source, node.child_by_field_name("return_type")),
                 is_async=_is_async(node),
                 decorators=[self._decorator(item) for item in decorator_nodes],
@@ -193,7 +198,8 @@ class PythonReader:
                     )
                 elif base.type not in ("comment", "list_splat", "dictionary_splat"):
                     bases.append(shorten(source.text(base), 120))
-        info = ClassInfo(
+        info = trusted(
+            ClassInfo,
             name=name,
             line_start=start_line(outer),
             line_end=end_line(node),
@@ -250,12 +256,14 @@ class PythonReader:
                 kind = "setter"
             if bare & _ABSTRACT_DECORATORS:
                 info.is_abstract = True
-        method = MethodInfo(
+        names, defaults = parameters(source, node)
+        method = trusted(
+            MethodInfo,
             name=name,
             line_start=start_line(outer),
             line_end=end_line(node),
-            params=params(source, node),
-            defaults=defaults(source, node),
+            params=names,
+            defaults=defaults,
             return_type=type_text(source, node.child_by_field_name("return_type")),
             visibility=visibility(name),
             is_static=bool(bare & _STATIC_DECORATORS),
@@ -281,7 +289,8 @@ class PythonReader:
         annotation = type_text(self.source, assignment.child_by_field_name("type"))
         name = self.source.text(target)
         info.properties.append(
-            PropertyInfo(
+            trusted(
+                PropertyInfo,
                 name=name,
                 line=start_line(target),
                 type=annotation,
@@ -324,7 +333,8 @@ class PythonReader:
                         continue
                     known.add(name)
                     info.properties.append(
-                        PropertyInfo(
+                        trusted(
+                            PropertyInfo,
                             name=name,
                             line=start_line(target),
                             type=annotation,
@@ -387,7 +397,7 @@ class PythonReader:
         name = self.source.text(name_node).split("[", 1)[0]
         line_start, line_end = start_line(statement), end_line(statement)
         self.collected.types.append(
-            TypeInfo(name=name, kind="type", line_start=line_start, line_end=line_end)
+            trusted(TypeInfo, name=name, kind="type", line_start=line_start, line_end=line_end)
         )
         self.collected.symbol(name, "type", line_start, line_end)
         self._public(name, line_start)
@@ -402,35 +412,34 @@ class PythonReader:
         return shorten(self.source.text(expression if expression is not None else node), 120)
 
 
-def params(source: Source, node: Node) -> list[str]:
-    """Parameter names as written (``self``, ``*args``, ``**kwargs``), without types/defaults;
-    the bare ``*`` and ``/`` separators are left out."""
+def parameters(source: Source, node: Node) -> tuple[list[str], dict[str, str]]:
+    """Parameter names as written (``self``, ``*args``, ``**kwargs``), without types/defaults
+    (the bare ``*`` and ``/`` separators are left out), and the defaults as written keyed by
+    name (``{"name": "None"}`` for ``name=None`` / ``name: str | None = None``): one pass over
+    the parameter list, which every function and method has."""
     parameters = node.child_by_field_name("parameters")
     if parameters is None:
-        return []
-    result: list[str] = []
+        return [], {}
+    data = source.data
+    names: list[str] = []
+    found: dict[str, str] = {}
     for child in parameters.named_children:
         kind = child.type
-        if kind in _PARAMETER_NAMED:
+        if kind == "identifier":  # the usual case: its text has no whitespace to collapse
+            text = data[child.start_byte : child.end_byte].decode("utf-8", "replace")
+            names.append(text if len(text) <= SHORT_PARAM else shorten(text))
+        elif kind in _PARAMETER_NAMED:
             name = child.child_by_field_name("name")
-            result.append(source.text(name) if name is not None else source.text(child))
+            value = child.child_by_field_name("value")
+            names.append(source.text(name) if name is not None else source.text(child))
+            if name is not None and value is not None:
+                found[source.text(name)] = shorten(source.text(value))
         elif kind == "typed_parameter":
             first = child.named_child(0)
-            result.append(source.text(first) if first is not None else source.text(child))
+            names.append(source.text(first) if first is not None else source.text(child))
         elif kind not in ("keyword_separator", "positional_separator", "comment"):
-            result.append(shorten(source.text(child)))
-    return result
-
-
-def defaults(source: Source, node: Node) -> dict[str, str]:
-    """``{"name": "None"}`` for ``name=None`` / ``name: str | None = None``, keyed as ``params``."""
-    parameters = node.child_by_field_name("parameters")
-    found: dict[str, str] = {}
-    for child in parameters.named_children if parameters is not None else ():
-        name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
-        if child.type in _PARAMETER_NAMED and name is not None and value is not None:
-            found[source.text(name)] = shorten(source.text(value))
-    return found
+            names.append(shorten(source.text(child)))
+    return names, found
 
 
 def _decorators(decorated: Node) -> list[Node]:

@@ -22,6 +22,7 @@ from ipuaro.domain.files import (
     TypeInfo,
 )
 from ipuaro.domain.indexes import SymbolDef, SymbolKind
+from ipuaro.index.parsers._trusted import trusted
 
 MethodKind = Literal["method", "getter", "setter", "constructor"]
 
@@ -29,7 +30,7 @@ MAX_DEPTH = 64
 """Deepest namespace/conditional/error nesting the declaration walkers follow."""
 
 _NEWLINE = re.compile(b"\n")
-_SHORT_PARAM = 60
+SHORT_PARAM = 60
 _SHORT_TYPE = 120
 
 
@@ -77,7 +78,7 @@ def end_line(node: Node) -> int:
     return row + 1
 
 
-def shorten(text: str, limit: int = _SHORT_PARAM) -> str:
+def shorten(text: str, limit: int = SHORT_PARAM) -> str:
     """Whitespace collapsed to single spaces, cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -135,7 +136,8 @@ class Collected:
         container: str | None = None,
     ) -> None:
         self.symbols.append(
-            SymbolDef(
+            trusted(
+                SymbolDef,
                 name=name,
                 path=self.path,
                 line=line,
@@ -172,7 +174,7 @@ class Collected:
             if (pending.name, kind) in seen:
                 continue  # overload signatures, `export {a}` twice
             seen.add((pending.name, kind))
-            result.append(ExportInfo(name=pending.name, type=kind, line=pending.line))
+            result.append(trusted(ExportInfo, name=pending.name, type=kind, line=pending.line))
         return result
 
 

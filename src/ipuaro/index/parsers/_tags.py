@@ -52,6 +52,7 @@ from ipuaro.index.parsers._source import (
     shorten,
     type_text,
 )
+from ipuaro.index.parsers._trusted import trusted
 
 BULK_CAPTURES: Final = ("reference", "call", "comment", "block")
 _CLASS_KINDS: Final = frozenset({"class", "interface"})
@@ -189,7 +190,8 @@ def _import(
         name = tail[-1] if tail and tail[-1] else text
     internal = internal or text.startswith(("./", "../"))
     collected.imports.append(
-        ImportInfo(
+        trusted(
+            ImportInfo,
             name=name,
             from_=text,
             line=module.start_point[0] + 1,
@@ -257,7 +259,7 @@ class _Reader:
         owner = self._owner(item, definitions)
         if owner is not None and owner.kind not in _OWNER_KINDS:
             return  # a type declared inside a function body
-        info = ClassInfo(name=item.name, line_start=start, line_end=end)
+        info = trusted(ClassInfo, name=item.name, line_start=start, line_end=end)
         self.collected.classes.append(info)
         self.classes.setdefault(item.name, info)
         self.declared[item.node.start_byte] = info
@@ -268,7 +270,7 @@ class _Reader:
     def _module(self, item: _Definition) -> None:
         start, end = self._span(item.node)
         self.collected.types.append(
-            TypeInfo(name=item.name, kind="namespace", line_start=start, line_end=end)
+            trusted(TypeInfo, name=item.name, kind="namespace", line_start=start, line_end=end)
         )
         self.collected.symbol(item.name, "namespace", start, end)
 
@@ -288,7 +290,8 @@ class _Reader:
                 break
         if owner is None:
             self.collected.functions.append(
-                FunctionInfo(
+                trusted(
+                    FunctionInfo,
                     name=item.name,
                     line_start=start,
                     line_end=end,
@@ -306,7 +309,8 @@ class _Reader:
             cls = self.classes.get(owner)
         if cls is None:
             self.collected.functions.append(
-                FunctionInfo(
+                trusted(
+                    FunctionInfo,
                     name=qualified,
                     line_start=start,
                     line_end=end,
@@ -319,7 +323,8 @@ class _Reader:
             if "constructor" in node.type or item.name == owner or item.name in _CONSTRUCTOR_NAMES:
                 kind = "constructor"
             cls.methods.append(
-                MethodInfo(
+                trusted(
+                    MethodInfo,
                     name=item.name,
                     line_start=start,
                     line_end=end,

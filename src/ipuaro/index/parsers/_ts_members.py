@@ -24,6 +24,7 @@ from ipuaro.index.parsers._source import (
     start_line,
     type_text,
 )
+from ipuaro.index.parsers._trusted import trusted
 
 FUNCTION_VALUES: Final = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
@@ -40,14 +41,16 @@ def name_of(source: Source, node: Node, default: str = "default") -> str:
     return source.text(name) if name is not None else default
 
 
-def params(source: Source, node: Node) -> list[str]:
-    """Parameter names as written: ``a``, ``a?``, ``...rest``, a shortened ``{a, b}`` pattern;
-    types and default values are left out."""
+def parameters(source: Source, node: Node) -> tuple[list[str], dict[str, str]]:
+    """Parameter names as written (``a``, ``a?``, ``...rest``, a shortened ``{a, b}`` pattern;
+    types and default values left out) and the defaults keyed by name (``{"retries": "3"}`` for
+    ``retries = 3`` / ``retries: number = 3``): one pass over the parameter list."""
     parameters = node.child_by_field_name("parameters")
     if parameters is None:
         single = node.child_by_field_name("parameter")  # `x => x`
-        return [source.text(single)] if single is not None else []
-    result: list[str] = []
+        return ([source.text(single)] if single is not None else []), {}
+    names: list[str] = []
+    found: dict[str, str] = {}
     for child in parameters.named_children:
         kind = child.type
         if kind in _PARAMETER_WRAPPERS:
@@ -55,29 +58,20 @@ def params(source: Source, node: Node) -> list[str]:
             if pattern is None:
                 continue
             name = shorten(source.text(pattern))
-            result.append(name + "?" if kind == "optional_parameter" else name)
+            names.append(name + "?" if kind == "optional_parameter" else name)
+            value = child.child_by_field_name("value")
+            if value is not None:
+                found[name] = shorten(source.text(value))
         elif kind == "assignment_pattern":
             left = child.child_by_field_name("left")
-            result.append(shorten(source.text(left if left is not None else child)))
+            name = shorten(source.text(left if left is not None else child))
+            names.append(name)
+            right = child.child_by_field_name("right")
+            if left is not None and right is not None:
+                found[name] = shorten(source.text(right))
         elif kind != "comment":
-            result.append(shorten(source.text(child)))
-    return result
-
-
-def defaults(source: Source, node: Node) -> dict[str, str]:
-    """``{"retries": "3"}`` for ``retries = 3`` / ``retries: number = 3``, keyed as ``params``."""
-    parameters = node.child_by_field_name("parameters")
-    found: dict[str, str] = {}
-    for child in parameters.named_children if parameters is not None else ():
-        if child.type in _PARAMETER_WRAPPERS:
-            name, value = child.child_by_field_name("pattern"), child.child_by_field_name("value")
-        elif child.type == "assignment_pattern":
-            name, value = child.child_by_field_name("left"), child.child_by_field_name("right")
-        else:
-            continue
-        if name is not None and value is not None:
-            found[shorten(source.text(name))] = shorten(source.text(value))
-    return found
+            names.append(shorten(source.text(child)))
+    return names, found
 
 
 def modifiers(source: Source, node: Node, stop_byte: int) -> tuple[set[str], Visibility | None]:
@@ -127,13 +121,15 @@ def function_info(
     keywords, _ = modifiers(source, node, body_start)
     last = end if end is not None else node
     line_start, line_end = start_line(start), end_line(last)
+    names, defaults = parameters(source, node)
     collected.functions.append(
-        FunctionInfo(
+        trusted(
+            FunctionInfo,
             name=name,
             line_start=line_start,
             line_end=line_end,
-            params=params(source, node),
-            defaults=defaults(source, node),
+            params=names,
+            defaults=defaults,
             return_type=type_text(source, node.child_by_field_name("return_type")),
             is_async="async" in keywords,
             is_exported=exported,
@@ -188,7 +184,8 @@ def class_info(
     extends, implements = _heritage(source, node)
     decorator_nodes = child_decorators(start) if start is not node else []
     decorator_nodes += child_decorators(node)
-    info = ClassInfo(
+    info = trusted(
+        ClassInfo,
         name=name,
         line_start=start_line(start),
         line_end=end_line(node),
@@ -325,12 +322,14 @@ class _Members:
         kind: MethodKind,
         decorator_nodes: list[Node],
     ) -> None:
-        method = MethodInfo(
+        names, defaults = parameters(self.source, code)
+        method = trusted(
+            MethodInfo,
             name=name,
             line_start=start_line(first),
             line_end=end_line(last),
-            params=params(self.source, code),
-            defaults=defaults(self.source, code),
+            params=names,
+            defaults=defaults,
             return_type=type_text(self.source, code.child_by_field_name("return_type")),
             visibility=visibility,
             is_static=is_static,
@@ -368,7 +367,8 @@ class _Members:
             )
             return
         self.info.properties.append(
-            PropertyInfo(
+            trusted(
+                PropertyInfo,
                 name=name,
                 line=start_line(name_node),
                 type=type_text(source, member.child_by_field_name("type")),
@@ -393,7 +393,8 @@ class _Members:
             if visibility is None and "readonly" not in keywords:
                 continue
             self.info.properties.append(
-                PropertyInfo(
+                trusted(
+                    PropertyInfo,
                     name=self.source.text(pattern),
                     line=start_line(pattern),
                     type=type_text(self.source, parameter.child_by_field_name("type")),

@@ -16,6 +16,7 @@ from ipuaro.domain.files import ExportKind, ImportInfo, TypeInfo
 from ipuaro.domain.indexes import SymbolKind
 from ipuaro.index.parsers._classify import classify_js
 from ipuaro.index.parsers._source import MAX_DEPTH, Collected, Source, end_line, start_line
+from ipuaro.index.parsers._trusted import trusted
 from ipuaro.index.parsers._ts_commonjs import read_commonjs
 from ipuaro.index.parsers._ts_members import (
     CLASS_NODES,
@@ -234,8 +235,13 @@ class ModuleReader:
 
     def _import(self, name: str, module: str, line: int, is_default: bool) -> None:
         self.collected.imports.append(
-            ImportInfo(
-                name=name, from_=module, line=line, type=classify_js(module), is_default=is_default
+            trusted(
+                ImportInfo,
+                name=name,
+                from_=module,
+                line=line,
+                type=classify_js(module),
+                is_default=is_default,
             )
         )
 
@@ -296,7 +302,8 @@ class ModuleReader:
         type_kind: TypeKind = "namespace" if namespace else _TYPE_KINDS[node.type]
         line_start, line_end = start_line(outer), end_line(node)
         collected.types.append(
-            TypeInfo(
+            trusted(
+                TypeInfo,
                 name=name,
                 kind=type_kind,
                 line_start=line_start,
