@@ -15,6 +15,7 @@ KeyboardInterrupt (docs/cli.md). The sweep below allows exactly that and nothing
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -140,11 +141,14 @@ def _script(env: dict[str, str]) -> list[str]:
 
 
 def _interpreter_start(returncode: int, err: str) -> bool:
-    """A press before ipuaro's first line: CPython's own KeyboardInterrupt (or its death by
-    the signal before Python set its handler), which no program can catch."""
+    """A press before ipuaro's entry point runs: CPython's own KeyboardInterrupt (or its death
+    by the signal before Python set its handler), which no program can catch — in ``site``,
+    in the script pip writes, or while the modules of the entry point itself are loading
+    (every ipuaro frame of the traceback is a module body, none is ``main``)."""
     if returncode == 1 and "Fatal Python error: init_import_site" in err:
         return True  # in `site`
-    return returncode == -signal.SIGINT and "ipuaro/" not in err.replace("bin/ipuaro", "")
+    ours = re.findall(r'File ".*/ipuaro/[^"]*", line \d+, in (\S+)', err)
+    return returncode == -signal.SIGINT and all(where == "<module>" for where in ours)
 
 
 @pytest.mark.parametrize("delay_ms", [0, 20, 50, 100, 200, 400])
