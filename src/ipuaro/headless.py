@@ -165,25 +165,43 @@ async def run_headless(
     options: HeadlessOptions,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    run: HeadlessRun | None = None,
 ) -> int:
+    """One headless run; its exit code. ``run`` (the caller's, or a new one) tells how far it
+    got: once ``run.exit_code`` is set the result is printed, and a Ctrl+C after that only
+    hurries the end — it never prints a second result."""
     from ipuaro.core.interrupt import CtrlC
 
     out = out or sys.stdout
     err = err or sys.stderr
-    opened: list[Workspace] = []
+    run = run or HeadlessRun()
     with CtrlC() as ctrl_c:
         try:
-            return await _headless(root, config, options, out, err, ctrl_c, opened)
+            run.exit_code = await _headless(root, config, options, out, err, ctrl_c, run)
+            return run.exit_code
         except asyncio.CancelledError:
             if not ctrl_c.pressed:
                 raise
             ctrl_c.settle()
-            session = opened[0].session_id if opened else None
-            if opened:
-                await opened[0].aclose()
+            if run.exit_code is not None:
+                return run.exit_code  # pressed while closing: the result is out, and stands
+            if run.workspace is not None and not run.workspace.closed:
+                run.session_id = run.workspace.session_id
+                await run.workspace.aclose()
             message = "interrupted by the user (Ctrl+C)"
-            return failed_before_start(message, config, options.output, out, err, "aborted",
-                                        session)  # fmt: skip
+            run.exit_code = failed_before_start(message, config, options.output, out, err,
+                                                "aborted", run.session_id)  # fmt: skip
+            return run.exit_code
+
+
+@dataclass
+class HeadlessRun:
+    """How far a run got, for a Ctrl+C that cancels it: the workspace (closed on the way out,
+    so its session is noted while open) and the exit code once the result is printed."""
+
+    workspace: Workspace | None = None
+    session_id: str | None = None
+    exit_code: int | None = None
 
 
 async def _headless(
@@ -193,7 +211,7 @@ async def _headless(
     out: TextIO,
     err: TextIO,
     ctrl_c: CtrlC,
-    opened: list[Workspace],
+    run: HeadlessRun,
 ) -> int:
     from ipuaro.core.checks import model_server_reachable
     from ipuaro.core.errors import IndexFailed, OpenError
@@ -224,7 +242,7 @@ async def _headless(
         )
     except OpenError as error:
         return failed_before_start(str(error), config, options.output, out, err)
-    opened.append(workspace)
+    run.workspace, run.session_id = workspace, workspace.session_id
     try:
         for warning in workspace.warnings:
             err.write(f"ipuaro: warning: {warning}\n")
@@ -232,7 +250,8 @@ async def _headless(
             await workspace.reindex()
         except IndexFailed as error:
             message = f"indexing failed: {error}"
-            return failed_before_start(message, config, options.output, out, err)
+            run.exit_code = failed_before_start(message, config, options.output, out, err)
+            return run.exit_code
         report = RunReport(planning=options.plan)
         printer = Printer(options.output, out, err)
         workspace.subscribe(printer)
@@ -257,9 +276,11 @@ async def _headless(
             if codes:  # the whole refusal, not its heading line
                 payload["detail"] = "\n".join(codes)
         printer.final(payload)
-        return int(payload["exitCode"])
+        run.exit_code = int(payload["exitCode"])
+        return run.exit_code
     finally:
         if not workspace.closed:
+            run.session_id = workspace.session_id
             await workspace.aclose()
 
 

@@ -23,16 +23,22 @@ async def test_commands_run_without_api_keys(
     monkeypatch.setenv("MY_LLM", "custom-SECRET-4")
     monkeypatch.setenv("IPUARO_VISIBLE", "visible-5")
     project.ctx.config.llm.api_key_env = "MY_LLM"
-    project.ctx = project.ctx.replace(
-        headless_allow_commands=True
-    )  # the user allowed every question up front
+    asked: list[ConfirmRequest] = []
+
+    async def allow(request: ConfirmRequest) -> ConfirmDecision:
+        asked.append(request)
+        return ConfirmDecision("once")
+
+    # A person allows it: printing the environment or a credential variable is a secret
+    # read, which --allow-commands does not cover (tests/security/policy/
+    # test_environment_prints.py, tests/cli/test_cli_run_environment.py).
+    project.ctx = project.ctx.replace(confirm=allow)
     result = await project.call(
         "run_command",
-        # ``env``, not ``cat /proc/self/environ``: that is a secret file, which
-        # --allow-commands does not cover (tests/agent/test_agent_headless.py).
         command="echo $OPENAI_API_KEY $ANTHROPIC_API_KEY $GITHUB_TOKEN $MY_LLM; env",
     )
     assert result.success, result.error
+    assert len(asked) == 1 and "secrets need the user's allowance" in asked[0].description
     assert "SECRET" not in result.data
     assert "IPUARO_VISIBLE=visible-5" in result.data  # the rest of the environment is kept
 

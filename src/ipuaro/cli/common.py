@@ -34,6 +34,14 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
+def say_config_notices(config: Config) -> None:
+    """What loading set aside (keys a project file may not set), one line each on stderr — the
+    line ``run``, the TUI and ACP show when a session opens — for the commands that open
+    none (``index``, ``tool``)."""
+    for notice in config.notices:
+        click.echo(f"ipuaro: warning: {notice}", err=True)
+
+
 def global_options() -> GlobalOptions:
     """The root command's options, or the defaults when called outside the CLI."""
     ctx = click.get_current_context(silent=True)

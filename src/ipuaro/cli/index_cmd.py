@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ipuaro.cli.common import EXIT_USAGE, fail, global_options, load_project
+from ipuaro.cli.common import EXIT_USAGE, fail, global_options, load_project, say_config_notices
 from ipuaro.core.errors import IndexFailed
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ def command(
     Unchanged files (same content hash) are skipped; --rebuild starts afresh.
     """
     root, config = load_project(path, None)
+    say_config_notices(config)
     try:
         indexer = _open_indexer(root, config, rebuild)
         indexer = _confirm_size(indexer, yes)

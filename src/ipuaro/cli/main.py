@@ -21,6 +21,7 @@ import click
 
 from ipuaro import __version__
 from ipuaro.cli.common import EXIT_USAGE, GlobalOptions
+from ipuaro.cli.entry import report_by_args, report_interrupt
 
 
 @dataclass(frozen=True)
@@ -179,12 +180,10 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as press:
             # Ctrl+C before the command handles it (importing it, parsing its options): the
             # same end as one during the run, never click's "Aborted!" with exit 1.
-            from ipuaro.cli.interrupted import interrupted_by_args
-
-            sys.exit(interrupted_by_args(ctx.meta.get(_ARGS, [])))
+            sys.exit(report_interrupt(lambda: report_by_args(ctx.meta.get(_ARGS, [])), press))
         except click.UsageError as error:
             # `ipuaro PATH --bad` was typed without "tui": show the usage the user typed.
             if ctx.meta.get(_ROUTED) and error.ctx is not None and error.ctx.parent is ctx:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from ipuaro.cli.common import fail, load_project
+from ipuaro.cli.entry import quit_on_press, report_interrupt
 from ipuaro.cli.llm_flags import llm_options, llm_overrides
 
 
@@ -118,7 +120,7 @@ def command(
 ) -> None:
     import asyncio
 
-    from ipuaro.headless import HeadlessOptions, run_headless
+    from ipuaro.headless import HeadlessOptions, HeadlessRun, run_headless
 
     chosen = [name for name, on in (("--continue", continue_last), ("--resume", bool(session_id)),
               ("--new", new_flag)) if on]  # fmt: skip
@@ -155,10 +157,31 @@ def command(
         plan=plan,
         apply=apply_plan,
     )
-    try:
-        code = asyncio.run(run_headless(root, config, options))
-    except KeyboardInterrupt:  # Ctrl+C before run_headless has set up its own handling
-        from ipuaro.cli.interrupted import interrupted
+    run = HeadlessRun()
+    quitting: list[Callable[[], object]] = []
 
-        code = interrupted(output, config.llm.model)
-    sys.exit(code)
+    async def headless() -> int:
+        code = await run_headless(root, config, options, run=run)
+        # The result is out; closing the loop (it waits for worker threads) is all that is
+        # left: a press now ends the process with this code, it never reports again.
+        quitting.append(quit_on_press(code))
+        return code
+
+    try:
+        try:
+            code = asyncio.run(headless())
+        except KeyboardInterrupt as press:  # before run_headless handles Ctrl+C, or after
+            if run.exit_code is not None:
+                code = run.exit_code  # the result is out: it stands
+            else:
+                code = report_interrupt(lambda: _interrupted(output, config.llm.model), press)
+        sys.exit(code)
+    finally:
+        for restore in quitting:
+            restore()
+
+
+def _interrupted(output: str, model: str) -> int:
+    from ipuaro.cli.interrupted import interrupted
+
+    return interrupted(output, model)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ipuaro.cli.common import fail, load_project
+from ipuaro.cli.common import fail, load_project, say_config_notices
 
 if TYPE_CHECKING:
     from ipuaro.config.schema import Config
@@ -167,6 +167,7 @@ def command(name: str, args_json: str, project: Path | None, yes: bool, refresh:
 
         fail(unknown_tool(name, registry))
     root, config = load_project(project)
+    say_config_notices(config)
     from ipuaro.store.factory import open_store
     from ipuaro.store.protocol import StoreError
     from ipuaro.tools.context import build_context

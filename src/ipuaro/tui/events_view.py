@@ -31,6 +31,8 @@ from ipuaro.core.events import (
     PlanUpdated,
     QueueChanged,
     SessionSwitched,
+    TaskEnded,
+    TaskStarted,
     ToolCallEnd,
     ToolCallOutput,
     ToolCallStart,
@@ -46,6 +48,9 @@ from ipuaro.tui.widgets.toolline import ToolLine, ToolState
 if TYPE_CHECKING:
     from ipuaro.domain import ToolResult
     from ipuaro.tui.app import IpuaroApp
+
+TASK_LABELS = {"compact": "compacting…"}
+"""The status bar's word for a task ``TaskStarted`` announces (only compaction does today)."""
 
 LONG_ANSWER_S = 10.0
 """Answers that took longer ring the bell (``display.bellOnComplete``)."""
@@ -157,6 +162,10 @@ class EventView:
             await app.chat.notice(f"✗ {event.message}", "error")
         elif isinstance(event, ExtensionWarning):
             await app.chat.notice(f"⚠ {event.message}", "warning")
+        elif isinstance(event, TaskStarted):
+            app.status.change(task=TASK_LABELS.get(event.kind, f"{event.kind}…"))
+        elif isinstance(event, TaskEnded):
+            app.status.change(task=None)
         elif isinstance(event, ModeChanged):
             app.status.change(auto_apply=event.auto_apply, plan=event.plan_mode)
         elif isinstance(event, SessionSwitched) and app.workspace is not None:

@@ -62,6 +62,8 @@ class StatusFields:
     """``indexing 40%`` while a background re-index runs."""
     sandbox: str = ""
     """``sandbox: workspace``, or a warning when commands run unconfined."""
+    task: str | None = None
+    """``compacting…`` while ``/compact`` or an auto-compaction runs (``TaskStarted``)."""
 
 
 def status_text(fields: StatusFields) -> str:
@@ -80,6 +82,8 @@ def status_text(fields: StatusFields) -> str:
         parts.append("[plan]")
     if fields.indexing:
         parts.append(f"[{fields.indexing}]")
+    if fields.task:
+        parts.append(f"[{fields.task}]")
     if fields.sandbox:
         parts.append(f"[{fields.sandbox}]")
     parts.append(STATE_MARKS[fields.state])

@@ -114,6 +114,7 @@ def test_secret_reads_ask(secret_project: Path, command: str, reason: str) -> No
     decision = policy_for(secret_project).decide(command)
     assert decision.verdict == "ask", decision.reason
     assert reason in decision.reason
+    assert decision.secret, decision.reason  # only a person may allow it (not --allow-commands)
 
 
 @pytest.mark.parametrize("command", PLAIN_READS)

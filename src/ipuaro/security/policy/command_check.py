@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ipuaro.security.policy.command_environment import (
+    ENVIRONMENT_PRINTERS,
+    NAMED_VARIABLES,
+    WHOLE_ENVIRONMENT,
+    environment_print,
+)
 from ipuaro.security.policy.command_findings import Finding, Verdict, Where
 from ipuaro.security.policy.command_git import check_git
 from ipuaro.security.policy.command_paths import Note, Places
@@ -23,7 +29,7 @@ from ipuaro.security.policy.command_programs import (
     installs_globally,
 )
 from ipuaro.security.policy.command_projects import check_make, check_package_script
-from ipuaro.security.policy.command_reads import secret_variable
+from ipuaro.security.policy.command_reads import SECRET_ALLOWANCE, secret_variable
 from ipuaro.security.policy.command_rules import (
     COMMAND_ENV,
     DANGEROUS_ENV,
@@ -142,7 +148,8 @@ class Analysis:
         for word in [*words, *(r.target for r in command.redirects)]:
             variable = secret_variable(word)
             if variable is not None:
-                self.add("ask", f"expands `${variable}`, which may hold a secret", where)
+                what = f"expands `${variable}`, which may hold a secret; {SECRET_ALLOWANCE}"
+                self.add("ask", what, where)
                 break
         while words and _ASSIGNMENT.match(words[0].raw):
             self.check_assignment(words.pop(0), where)
@@ -230,7 +237,7 @@ class Analysis:
                 return
             if unwrapped.argv is None:
                 if name == "env":
-                    self.add("ask", "prints the environment, which may hold secrets", where)
+                    self.add("ask", WHOLE_ENVIRONMENT, where)
                 else:
                     self.add("allow", unwrapped.note or f"`{name}` alone runs nothing", where)
                 return
@@ -365,8 +372,10 @@ class Analysis:
             return check_make(self, args, where)
         elif name == "rg" and any(w.text.startswith("--pre") for w in args):
             self.add("ask", "`rg --pre` runs a program on every file", where)
-        elif name == "printenv" or (name in ("set", "export", "declare") and _prints_vars(args)):
-            self.add("ask", "prints the environment, which may hold secrets", where)
+        elif name in ENVIRONMENT_PRINTERS and (printed := environment_print(name, args)):
+            self.add("ask", printed, where)
+        elif name == "printenv":
+            return NAMED_VARIABLES
         elif name in ("export", "declare", "typeset", "readonly", "local"):
             for word in args:
                 assigned = _ASSIGNMENT.match(word.text)
@@ -387,7 +396,3 @@ class Analysis:
         elif name == "popd":
             self.places.cwd_unknown = True
         return None
-
-
-def _prints_vars(args: list[Word]) -> bool:
-    return not args or all(w.text in ("-p", "-x", "-px") for w in args)

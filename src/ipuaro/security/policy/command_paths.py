@@ -10,7 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from ipuaro.security.policy.command_reads import NAMES_ONLY, git_object_paths, recursive_targets
+from ipuaro.security.policy.command_reads import (
+    NAMES_ONLY,
+    SECRET_ALLOWANCE,
+    git_object_paths,
+    recursive_targets,
+)
 from ipuaro.security.policy.lookalike import ascii_reading
 from ipuaro.security.policy.paths import PathPolicy
 from ipuaro.security.sandboxing.sandbox import home_folder, is_secret_location
@@ -40,8 +45,6 @@ _WRITE_ALL |= {"rimraf"}
 _WRITE_LAST = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred", "rimraf"})
 _PROC_SECRET = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/(?:environ|cmdline)")
-SECRET_ALLOWANCE = "secrets need the user's allowance"
-"""Ends the reason of every ask about a secret read (:attr:`CommandDecision.secret`)."""
 
 
 @dataclass

@@ -12,7 +12,18 @@ import re
 
 from ipuaro.security.shell.shell_syntax import Word
 
-__all__ = ["NAMES_ONLY", "git_object_paths", "recursive_targets", "secret_variable"]
+__all__ = [
+    "NAMES_ONLY",
+    "SECRET_ALLOWANCE",
+    "git_object_paths",
+    "recursive_targets",
+    "secret_name",
+    "secret_variable",
+]
+
+SECRET_ALLOWANCE = "secrets need the user's allowance"
+"""Ends the reason of every ask about a secret read (:attr:`CommandDecision.secret`): a secret
+file, a credential-like variable, the environment printed."""
 
 NAMES_ONLY = frozenset(
     {
@@ -46,12 +57,17 @@ _SECRET_NAME = re.compile(
 )
 
 
+def secret_name(name: str) -> bool:
+    """Whether a variable's name looks like a credential (``DB_PASSWORD``, ``GITHUB_TOKEN``)."""
+    return _SECRET_NAME.search(name) is not None
+
+
 def secret_variable(word: Word) -> str | None:
     """The first ``$NAME`` in ``word`` whose name looks like a credential, if any."""
     if not word.dynamic:
         return None
     for found in _SECRET_VAR.finditer(word.raw):
-        if _SECRET_NAME.search(found.group(1)):
+        if secret_name(found.group(1)):
             return found.group(1)
     return None
 

@@ -11,12 +11,14 @@ here-documents, ``bash -c``/``sh -c``, ``eval``, and wrappers such as ``env``, `
   into protected paths, look-alike or invisible characters, command names known only at run
   time, code piped into a shell, anything that does not parse;
 - **ask**: commands on no list, inline interpreter code (``python -c``), reading secret files
-  (``/proc/*/environ`` too), reading a path known only at run time (``cat $f``, ``xargs cat``)
-  or walking a folder (``grep -r``, ``rg``, ``cp -r``, ``tar c``, ``find -exec cat``) when the
-  project or that folder holds a secret file (:mod:`~ipuaro.security.policy.secret_scan`), expanding
-  a credential-like variable (``$OPENAI_API_KEY``, ``$..._TOKEN``),
-  ``find -delete``, settings that make git run commands, arguments known only at run time that
-  could complete a blacklist pattern;
+  (``/proc/*/environ`` too), printing the environment (``env``, ``printenv``, ``export -p``:
+  :mod:`~ipuaro.security.policy.command_environment`), reading a path known only at run time
+  (``cat $f``, ``xargs cat``) or walking a folder (``grep -r``, ``rg``, ``cp -r``, ``tar c``,
+  ``find -exec cat``) when the project or that folder holds a secret file
+  (:mod:`~ipuaro.security.policy.secret_scan`), expanding a credential-like variable
+  (``$OPENAI_API_KEY``, ``$..._TOKEN``) — these secret reads are
+  :attr:`CommandDecision.secret` —, ``find -delete``, settings that make git run commands,
+  arguments known only at run time that could complete a blacklist pattern;
 - **allow**: names on the whitelist (shipped + ``whitelist.user`` + the session's "always
   allow" names, :class:`~ipuaro.security.policy.grants.Grants`) or the built-in safe list
   (:data:`~ipuaro.security.policy.command_rules.SAFE_COMMANDS`).
@@ -66,8 +68,9 @@ class CommandDecision:
     """Command names asked about only because no list has them: what "always allow" should
     grant (:meth:`CommandPolicy.grantable`, then ``Grants.grant_command``)."""
     secret: bool = False
-    """An ``ask`` because the command may read a secret file: only a person may allow it
-    (``ipuaro run --allow-commands`` does not)."""
+    """An ``ask`` because the command may read a secret (a secret file, the environment, a
+    credential-like variable): only a person may allow it (``ipuaro run --allow-commands``
+    does not)."""
 
 
 AskUser = Callable[[CommandDecision], Awaitable[bool]]
@@ -221,7 +224,7 @@ def _refuse_text(command: object) -> str:
 
 
 def _combine(analysis: Analysis) -> CommandDecision:
-    from ipuaro.security.policy.command_paths import SECRET_ALLOWANCE
+    from ipuaro.security.policy.command_reads import SECRET_ALLOWANCE
 
     findings = analysis.findings
     if not findings:
