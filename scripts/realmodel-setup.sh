@@ -48,5 +48,5 @@ fi
     || { echo "realmodel-setup: llama_cpp.server does not import" >&2; exit 1; }
 test -s "$MODEL_DIR/$GGUF_NAME" \
     || { echo "realmodel-setup: $MODEL_DIR/$GGUF_NAME is missing or empty" >&2; exit 1; }
-echo "realmodel-setup: ready. Run: pytest -m realmodel tests/llm"
+echo "realmodel-setup: ready. Run: pytest -m realmodel tests/llm tests/planning"
 echo "  (model: $MODEL_DIR/$GGUF_NAME; set IPUARO_REALMODEL_GGUF to use another GGUF)"

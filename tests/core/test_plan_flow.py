@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ipuaro.core.workspace import WorkspaceOptions
+from ipuaro.planning.schema import SCHEMA_VERSION
 from tests.core.conftest import open_workspace
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
 
@@ -81,9 +82,9 @@ async def test_two_context_rounds_then_a_stored_plan(
         assert len(bodies) == 3
         # Plan calls offer no tools and carry the schema (Ollama: `format`).
         assert all("tools" not in b for b in bodies)
-        assert bodies[0]["format"]["x_schema_version"] == 1
+        assert bodies[0]["format"]["x_schema_version"] == SCHEMA_VERSION
         system = bodies[0]["messages"][0]["content"]
-        assert "schema version 1" in system
+        assert f"schema version {SCHEMA_VERSION}" in system
         round_one = user_texts(bodies[1])[-1]
         assert round_one.startswith("FULFILLED_CONTEXT (round 1)")
         assert "FILE[shop/pricing.py] (18 lines)" in round_one

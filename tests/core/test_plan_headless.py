@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from ipuaro.headless import HeadlessOptions, run_headless
+from ipuaro.planning.schema import SCHEMA_VERSION
 from tests.core.conftest import config_for
 from tests.core.test_plan_flow import FINAL_PLAN, asks, reply
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
@@ -62,7 +63,7 @@ def test_run_plan_output_json_prints_the_validated_plan_object(
     result = json.loads(done.stdout)
     assert result["reason"] == "done"
     assert result["plan"] == FINAL_PLAN
-    assert result["planSchema"]["version"] == 1
+    assert result["planSchema"]["version"] == SCHEMA_VERSION
     assert len(result["planSchema"]["hash"]) == 64
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ipuaro.core.workspace import WorkspaceOptions
-from ipuaro.planning.schema import SCHEMA_HASH
+from ipuaro.planning.schema import SCHEMA_HASH, SCHEMA_VERSION
 from tests.core.conftest import open_workspace
 from tests.core.test_plan_flow import FINAL_PLAN, asks, reply
 from tests.stubs.model_server import ModelStubServer, ScriptedReply
@@ -40,7 +40,7 @@ async def test_a_plan_trace_has_the_contract_stats_and_named_events(
         assert outcome.plan is not None
     [trace] = traces(project)
     plan = trace["plan"]
-    assert plan["schemaVersion"] == 1 and plan["schemaHash"] == SCHEMA_HASH
+    assert plan["schemaVersion"] == SCHEMA_VERSION and plan["schemaHash"] == SCHEMA_HASH
     assert plan["calls"] == 4 and plan["repairs"] == 1 and plan["rounds"] == 2
     stats = plan["contextStats"]
     assert stats["files"] == 2 and stats["truncated"] == 2 and stats["dropped"] == 0
@@ -108,4 +108,4 @@ async def test_a_refused_response_format_is_logged_as_a_fallback(
     # The schema then travels in the prompt (the client's own fallback).
     last = server.chat_requests()[-1]
     assert "response_format" not in last
-    assert '"x_schema_version": 1' in last["messages"][0]["content"]
+    assert f'"x_schema_version": {SCHEMA_VERSION}' in last["messages"][0]["content"]

@@ -9,12 +9,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from ipuaro.planning.parse import (
     PlanReplyError,
     plan_from_document,
     plan_to_document,
     read_plan,
+    validation_errors,
 )
 from ipuaro.planning.schema import PLAN_SCHEMA, SCHEMA_HASH, SCHEMA_VERSION, schema_hash
 
@@ -42,7 +44,7 @@ def test_the_whole_contract_round_trips() -> None:
 
 
 def test_schema_version_and_hash_are_stable_and_change_with_the_schema() -> None:
-    assert SCHEMA_VERSION == 1 and PLAN_SCHEMA["x_schema_version"] == 1
+    assert SCHEMA_VERSION == 2 and PLAN_SCHEMA["x_schema_version"] == 2
     assert schema_hash() == SCHEMA_HASH and len(SCHEMA_HASH) == 64
     changed = json.loads(json.dumps(PLAN_SCHEMA))
     changed["properties"]["questions"]["maxItems"] = 3
@@ -135,6 +137,44 @@ def test_each_violation_names_its_path(document: Any, message: str) -> None:
         read_plan(json.dumps(document))
     assert caught.value.stage == "validate"
     assert message in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [{"type": "read_file"}, {"type": "read_file", "path": ""}, {"type": "search"},
+     {"type": "search", "query": ""}, {"type": "search", "path": "a.py"}],
+)  # fmt: skip
+def test_the_schema_alone_refuses_a_request_the_reader_refuses(request_: dict[str, Any]) -> None:
+    """llama.cpp's server constrains the reply with a grammar made from the schema: a rule only
+    the reader knew let SmolLM2 answer ``{"type": "read_file"}`` twice, and the plan failed."""
+    document = {"mode": "fix-plan", "summary": "s", "context_requests": [request_]}
+    assert validation_errors(document)
+    assert not Draft202012Validator(PLAN_SCHEMA).is_valid(document)
+
+
+# Valid under version 1 of the schema (stored plans hold such requests): still valid.
+V1_REQUESTS: list[dict[str, Any]] = [
+    {"type": "read_file", "path": "a.py"},
+    {"type": "read_file", "path": "a.py", "start_line": 2, "end_line": 9, "query": "q"},
+    {"type": "search", "query": "TODO"},
+    {"type": "search", "query": "TODO", "glob": "*.py", "path": "src"},
+    {"type": "logs"},
+    {"type": "logs", "source": "app", "last_n": 5},
+    {"type": "env"},
+    {"type": "env", "path": "x", "query": "y"},
+]
+
+
+@pytest.mark.parametrize("request_", V1_REQUESTS)
+def test_a_request_valid_under_version_1_stays_valid(request_: dict[str, Any]) -> None:
+    document = {"mode": "fix-plan", "summary": "s", "context_requests": [request_]}
+    assert validation_errors(document) == []
+
+
+def test_a_mistyped_field_is_named_whatever_the_requests_type() -> None:
+    document = {"mode": "fix-plan", "summary": "s",
+                "context_requests": [{"type": "read_file", "path": "a.py", "glob": 5}]}  # fmt: skip
+    assert validation_errors(document) == ["$.context_requests[0].glob: 5 is not of type 'string'"]
 
 
 def test_no_json_at_all_says_so() -> None:

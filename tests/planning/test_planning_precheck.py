@@ -4,6 +4,7 @@ drops most of a file's symbols without saying so is an error."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from ipuaro.planning.precheck import precheck
 from tests.planning.conftest import Project, make_project, record
 from tests.planning.test_actions import CASES, PATCHES
 
-PARSE_TIME = sorted(set(CASES) - {"ERR_EMPTY_PLAN"})
-"""A plan with no actions is a valid answer (questions, NO_CHANGES:); only apply refuses it."""
+PARSE_TIME = sorted(CASES)
+"""Every code, ``ERR_EMPTY_PLAN`` too: a plan with nothing to apply goes to the repair turn
+(unless it says ``NO_CHANGES:`` or asks the user questions)."""
 
 SHAPES = '''"""Shapes."""
 
@@ -61,6 +63,26 @@ def test_every_apply_code_fires_when_the_plan_is_read(proj: Project, code: str) 
     with pytest.raises(PlanInvalid) as raised:
         check(proj, read_plan, read)
     assert code in raised.value.codes, raised.value.codes
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [{"summary": "NO_CHANGES: the README already says it"},
+     {"questions": ("Which versions should it cover?",)}],
+)  # fmt: skip
+def test_a_plan_without_actions_that_says_why_is_kept(
+    proj: Project, answer: dict[str, object]
+) -> None:
+    empty = reading(proj, [], {})
+    said = dataclasses.replace(empty, plan=dataclasses.replace(empty.plan, **answer))
+    assert check(proj, said, {}) == said
+
+
+def test_an_empty_plan_tells_the_model_what_to_send(proj: Project) -> None:
+    with pytest.raises(PlanInvalid) as raised:
+        check(proj, reading(proj, [], {}), {})
+    [error] = raised.value.errors
+    assert "proposed_changes.actions" in error.message and "NO_CHANGES:" in error.message
 
 
 @pytest.fixture

@@ -1,8 +1,10 @@
 """Every check apply makes, run when the plan is read: a plan that cannot apply is repaired
 before the user is asked "say ok to apply", never refused after.
 
-Besides ``planning.apply.validate`` (paths, protected files, limits, the disk, the plan's reads),
-two checks exist only here, because only the model can fix them:
+Besides ``planning.apply.validate`` (paths, protected files, limits, the disk, the plan's reads)
+and apply's ``ERR_EMPTY_PLAN`` (nothing to apply; a ``NO_CHANGES:`` summary or questions for the
+user are answers, not empty plans — small models often send a summary and stop), two checks
+exist only here, because only the model can fix them:
 
 - ``ERR_CONTENT_FRAGMENT``: an ``UPDATE_FILE`` content holding elision markers
   (``# ... rest of the file unchanged ...`` in any comment style) is the changed part, not the
@@ -26,6 +28,12 @@ from ipuaro.planning.parse import ReadPlan
 from ipuaro.security.policy.paths import PathPolicy
 
 Reader = Callable[[str], str | None]
+
+EMPTY_PLAN = (
+    "ERR_EMPTY_PLAN: the plan has no actions and no patch; put the changes in "
+    "proposed_changes.actions, or start the summary with 'NO_CHANGES:' when nothing needs to "
+    "change"
+)
 
 MIN_SYMBOLS_FOR_LOSS = 3
 """A file with fewer functions and classes than this is small enough to be rewritten."""
@@ -52,7 +60,9 @@ def precheck(
     if not actions and changes.patch and changes.patch.strip():
         actions = patch_actions(changes.patch, file_text)  # PlanInvalid: ERR_PATCH_*
     if not actions:
-        return Checked(read, [])
+        if plan.no_changes or plan.questions:
+            return Checked(read, [])  # nothing to do, or the user must answer first
+        raise PlanInvalid([ActionError("ERR_EMPTY_PLAN", EMPTY_PLAN)])
     errors: list[ActionError] = []
     notes: list[str] = []
     merged: list[Action] = []

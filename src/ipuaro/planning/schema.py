@@ -6,8 +6,15 @@ in traces. Changing it means bumping :data:`SCHEMA_VERSION`: the hash changes by
 golden traces (``tests/golden/plan``) show the difference.
 
 Only ``mode`` and ``summary`` are required: a model that leaves out ``risks`` has not broken the
-contract. What JSON Schema cannot say (a ``read_file`` request needs a ``path``) is checked in
+contract. Whatever the schema can say that the reader requires, it says: llama.cpp's server turns
+it into a grammar the model cannot leave, so a rule only ``planning.parse`` knew (a ``read_file``
+request needs a ``path``) let a small model write, twice, a plan that was then refused. What it
+cannot say (``end_line`` before ``start_line``, a path of blanks) is checked in
 ``planning.parse``.
+
+Version 2: each context request has the shape of its ``type`` (``read_file`` needs ``path``,
+``search`` needs ``query``), as the reader already required; every plan valid under version 1
+is valid under version 2, so stored plans keep loading.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 from ipuaro.domain.plan import ACTION_KINDS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_NAME = "ipuaro_plan"
 
 _STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
@@ -49,6 +56,56 @@ _ACTION: dict[str, Any] = {
 }
 assert {k for v in _ACTION["anyOf"] for k in v["properties"]["kind"]["enum"]} == set(ACTION_KINDS)
 
+_LINE: dict[str, Any] = {"type": "integer", "minimum": 1}
+_REQUEST_FIELDS: dict[str, Any] = {
+    "type": {"type": "string", "enum": ["read_file", "search", "logs", "env"]},
+    "path": {"type": "string"},
+    "start_line": _LINE,
+    "end_line": _LINE,
+    "query": {"type": "string"},
+    "glob": {"type": "string"},
+    "source": {"type": "string"},
+    "last_n": _LINE,
+}
+_CONTEXT_REQUEST: dict[str, Any] = {
+    # Every field typed for any request (validation), and one shape per type: llama.cpp's
+    # grammar converter reads only the ``anyOf`` (it ignores the properties beside it), so the
+    # model must write the ``path`` of a read_file and the ``query`` of a search.
+    "type": "object",
+    "properties": _REQUEST_FIELDS,
+    "required": ["type"],
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["read_file"]},
+                "path": _PATH,
+                "start_line": _LINE,
+                "end_line": _LINE,
+            },
+            "required": ["type", "path"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["search"]},
+                "query": {"type": "string", "minLength": 1},
+                "glob": {"type": "string"},
+            },
+            "required": ["type", "query"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["logs", "env"]},
+                "source": {"type": "string"},
+                "last_n": _LINE,
+            },
+            "required": ["type"],
+        },
+    ],
+}
+
 PLAN_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "ipuaro plan",
@@ -58,23 +115,7 @@ PLAN_SCHEMA: dict[str, Any] = {
         "mode": {"type": "string", "enum": ["fix-plan", "apply"]},
         "summary": {"type": "string"},
         "questions": {**_STRINGS, "maxItems": 2},
-        "context_requests": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "type": {"type": "string", "enum": ["read_file", "search", "logs", "env"]},
-                    "path": {"type": "string"},
-                    "start_line": {"type": "integer", "minimum": 1},
-                    "end_line": {"type": "integer", "minimum": 1},
-                    "query": {"type": "string"},
-                    "glob": {"type": "string"},
-                    "source": {"type": "string"},
-                    "last_n": {"type": "integer", "minimum": 1},
-                },
-                "required": ["type"],
-            },
-        },
+        "context_requests": {"type": "array", "items": _CONTEXT_REQUEST},
         "plan": {
             "type": "array",
             "items": {
