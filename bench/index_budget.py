@@ -14,8 +14,8 @@ after its last write). This bench measures both halves, each in a fresh process:
 - **components** (one process, the collector off as in an index run, files read beforehand,
   grammars warm): the parse floor (``parse_tree_only``), parse plus the bulk capture query (the
   one full-tree walk extraction needs), ``parse_source`` in full, the parse worker (import
-  resolution, summaries), writing every parsed file into an empty SQLite store, building the
-  row indexes;
+  resolution, summaries) and its writes into an empty SQLite store 150 files at a time as a
+  pool process does, building the row indexes;
 - **index** (a real cold ``Indexer.index()`` with the machine's cores as processes): wall,
   CPU of the indexing process and of its pool processes, and the phase times the run logs.
 
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ def child_components(root: Path) -> dict[str, Any]:
         parse_tree,
         parse_tree_only,
     )
-    from ipuaro.index.pipeline.worker import ParseJob, ParseWorker
+    from ipuaro.index.pipeline.worker import WRITE_BATCH_FILES, ParseJob, ParseWorker
     from ipuaro.index.resolve.resolver import ProjectLayout
     from ipuaro.index.scan.reader import read_entry
     from ipuaro.index.scan.scanner import scan
@@ -92,31 +93,37 @@ def child_components(root: Path) -> dict[str, Any]:
         if LANGUAGES[language].reader != "tags":
             captures(grammar(language), tree.root_node)
 
+    def timed(step: Callable[[str, str], object]) -> float:
+        """The least CPU of two passes (the shared box inflates one now and then)."""
+        best = float("inf")
+        for _ in range(2):
+            started = _cpu()
+            for path, text in texts:
+                step(path, text)
+            best = min(best, _cpu() - started)
+        return best
+
     result: dict[str, Any] = {"files": len(texts)}
-    started = _cpu()
-    for path, text in texts:
-        parse_tree_only(path, text)
-    result["floor"] = _cpu() - started
-    started = _cpu()
-    for path, text in texts:
-        walk(path, text)
-    result["walk"] = _cpu() - started
-    started = _cpu()
-    for path, text in texts:
-        parse_source(path, text)
-    result["parse_source"] = _cpu() - started
+    result["floor"] = timed(parse_tree_only)
+    result["walk"] = timed(walk)
+    result["parse_source"] = timed(parse_source)
 
     with tempfile.TemporaryDirectory(prefix="ipuaro-budget-") as scratch:
         store = SqliteStore(Path(scratch) / "budget.db", "budget")
         store.clear_project()  # drops the row indexes, as a full index does
         worker = ParseWorker(ProjectLayout(root, [e.path for e in entries]), store=store)
-        started = _cpu()
-        for start in range(0, len(jobs), 48):
-            worker.parse(jobs[start : start + 48])
-        result["worker"] = _cpu() - started
-        started = _cpu()
-        worker.write({})
-        result["write"] = _cpu() - started
+        result["worker"] = result["write"] = 0.0
+        # As a pool process works: parse chunks of 48, write each 150 files once parsed
+        # (what it holds meanwhile is bounded, as in an index run).
+        for start in range(0, len(jobs), WRITE_BATCH_FILES):
+            batch = jobs[start : start + WRITE_BATCH_FILES]
+            started = _cpu()
+            for chunk in range(0, len(batch), 48):
+                worker.parse(batch[chunk : chunk + 48])
+            result["worker"] += _cpu() - started
+            started = _cpu()
+            worker.write({})
+            result["write"] += _cpu() - started
         started = _cpu()
         with store._write("building the row indexes") as conn:
             create_row_indexes(conn)
