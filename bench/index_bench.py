@@ -234,14 +234,16 @@ def run_aider(root: Path, paths: list[str]) -> dict[str, Any]:
 
 
 # --- parent side ---------------------------------------------------------------------------------
-def spawn(mode: str, *args: str, data_dir: Path) -> dict[str, Any]:
+def spawn(mode: str, *args: str, data_dir: Path, script: str = __file__) -> dict[str, Any]:
+    """Run ``script --child mode args`` in a fresh process with its own data and config
+    folders (no other ``IPUARO_*`` variable); its last stdout line is the JSON result."""
     env = dict(os.environ, IPUARO_DATA_DIR=str(data_dir))
     for name in list(env):
         if name.startswith("IPUARO_") and name != "IPUARO_DATA_DIR":
             del env[name]
     env["IPUARO_CONFIG_DIR"] = str(data_dir / "config")
     done = subprocess.run(
-        [sys.executable, __file__, "--child", mode, *args],
+        [sys.executable, script, "--child", mode, *args],
         capture_output=True,
         text=True,
         env=env,

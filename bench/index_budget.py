@@ -33,7 +33,6 @@ import os
 import re
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from corpora import corpus  # bench/ is on sys.path: this runs as a script
+from index_bench import spawn as run_child
 
 PHASE = re.compile(r"^(?P<what>.+?) in (?P<wall>[\d.]+) s \(this process: (?P<cpu>[\d.]+) CPU-s\)")
 
@@ -201,20 +201,8 @@ def child_paths(root: Path) -> dict[str, Any]:
 
 
 def spawn(mode: str, root: Path, scratch: Path, *extra: str) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("IPUARO_")}
-    env["IPUARO_DATA_DIR"] = str(scratch / f"data-{mode}-{time.monotonic_ns()}")
-    env["IPUARO_CONFIG_DIR"] = str(scratch / "config")
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", mode, str(root), *extra],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"child {mode} failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    data_dir = scratch / f"data-{mode}-{time.monotonic_ns()}"
+    return run_child(mode, str(root), *extra, data_dir=data_dir, script=__file__)
 
 
 def measure(name: str, root: Path, runs: int) -> None:
